@@ -1,0 +1,1 @@
+"""Shared machinery: the claims ledger, paper registry, runtime, executors, report, CLI and web."""
