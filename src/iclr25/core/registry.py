@@ -33,6 +33,10 @@ class PaperInfo:
     def has_cli(self) -> bool:
         return (_PKG_DIR / self.slug / "cli.py").is_file()
 
+    @property
+    def has_web(self) -> bool:
+        return (_PKG_DIR / self.slug / "web.py").is_file()
+
 
 PAPERS: tuple[PaperInfo, ...] = (
     PaperInfo(1, "ssm_selection",

@@ -1,0 +1,57 @@
+"""The web app behind `iclr25 serve`: the report pages, plus each paper's own routes (a paper with a
+`web.py` exposing `router` is mounted automatically; SoftMatcha search is the first)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import HTMLResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from iclr25.core import registry
+from iclr25.core.report.render import render_index, render_paper
+from iclr25.core.report.results import load_results
+
+CORE_TEMPLATES = Path(__file__).parent / "templates"
+
+
+def paper_templates(directory: Path) -> Jinja2Templates:
+    """Templates for a paper's pages: its own folder first, then core's (for `base.html`)."""
+    import jinja2
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader([str(directory), str(CORE_TEMPLATES)]),
+                             autoescape=True)
+    return Jinja2Templates(env=env)
+
+
+def create_app(reports_dir: Path = Path("reports"), settings: dict[str, Any] | None = None) -> FastAPI:
+    app = FastAPI(title="iclr25", description="Reports and interactive tools for 19 ICLR 2025 papers.")
+    app.state.settings = dict(settings or {})
+    reports_dir = Path(reports_dir)
+
+    @app.get("/", response_class=HTMLResponse)
+    def index() -> str:
+        return render_index(load_results(reports_dir), link=lambda s: f"/papers/{s}", static=False)
+
+    @app.get("/papers/{slug}", response_class=HTMLResponse)
+    def paper(slug: str) -> str:
+        if slug not in registry.BY_SLUG:
+            raise HTTPException(404, f"unknown paper {slug!r}")
+        result = next(r for r in load_results(reports_dir) if r.slug == slug)
+        return render_paper(result, asset=lambda p: f"/files/{result.run_dir}/{p}", static=False)
+
+    @app.get("/files/{path:path}")
+    def files(path: str) -> Response:
+        from fastapi.responses import FileResponse
+        root = reports_dir.resolve()
+        target = (root / path).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            raise HTTPException(404, "no such file")
+        return FileResponse(target)
+
+    for p in registry.implemented():
+        if p.has_web:
+            app.include_router(importlib.import_module(f"iclr25.{p.slug}.web").router)
+    return app

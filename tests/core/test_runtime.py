@@ -1,0 +1,63 @@
+import os
+
+import numpy as np
+import pytest
+
+from iclr25.core.runtime import (
+    RunContext,
+    atomic_write,
+    child_seeds,
+    config_hash,
+    n_threads,
+    timer,
+)
+
+
+def test_seeded_rng_is_reproducible(tmp_path):
+    a = RunContext(seed=7, out_dir=tmp_path / "a").rng(1).normal(size=3)
+    b = RunContext(seed=7, out_dir=tmp_path / "b").rng(1).normal(size=3)
+    c = RunContext(seed=8, out_dir=tmp_path / "c").rng(1).normal(size=3)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_child_seeds_distinct_and_stable():
+    s = child_seeds(0, 5)
+    assert s == child_seeds(0, 5) and len(set(s)) == 5
+
+
+def test_pick_and_bad_profile(tmp_path):
+    assert RunContext(profile="quick", out_dir=tmp_path).pick(1, 2, 3) == 2
+    with pytest.raises(ValueError, match="unknown profile"):
+        RunContext(profile="huge", out_dir=tmp_path)
+
+
+def test_threads_default_and_override(monkeypatch):
+    monkeypatch.delenv("ICLR25_THREADS", raising=False)
+    assert n_threads() == 1
+    monkeypatch.setenv("ICLR25_THREADS", "3")
+    assert n_threads() == 3
+    monkeypatch.setenv("ICLR25_THREADS", "zero")
+    with pytest.raises(ValueError, match="ICLR25_THREADS"):
+        n_threads()
+
+
+def test_atomic_write_leaves_old_file_on_error(tmp_path):
+    p = tmp_path / "x.txt"
+    with atomic_write(p, "w") as f:
+        f.write("old")
+    with pytest.raises(RuntimeError), atomic_write(p, "w") as f:
+        f.write("half")
+        raise RuntimeError("crash")
+    assert p.read_text() == "old"
+    assert os.listdir(tmp_path) == ["x.txt"]  # no temp file left behind
+
+
+def test_config_hash_stable_and_sensitive():
+    assert config_hash({"a": 1, "b": 2}) == config_hash({"b": 2, "a": 1})
+    assert config_hash({"a": 1}) != config_hash({"a": 2})
+
+
+def test_timer_measures():
+    with timer() as t:
+        sum(range(1000))
+    assert t["s"] >= 0
