@@ -1,0 +1,48 @@
+# Every target creates .venv if missing and installs what it needs, system packages included.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+APT_STAMP := $(VENV)/.apt-installed
+# Debian packages: chromium (browser tests of the web pages), ripgrep (SoftMatcha's grep peer)
+APT_PACKAGES := chromium ripgrep
+PROFILE ?= quick
+
+.PHONY: demo test bench serve lint setup clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,ray]'
+	touch $@
+
+$(APT_STAMP):
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@mkdir -p $(VENV) && touch $@
+
+setup: $(STAMP) $(APT_STAMP)
+
+demo: setup
+	$(BIN)/iclr25 reproduce --profile $(PROFILE) --out reports
+	$(BIN)/iclr25 report --out reports --docs
+	@echo "report: reports/index.html (open it in a browser) and reports/REPORT.md; 'make serve' serves it"
+
+test: setup
+	$(BIN)/pytest -q
+
+bench: setup
+	@for f in benchmarks/*/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+serve: setup
+	$(BIN)/iclr25 serve --reports reports
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+
+clean:
+	rm -rf $(VENV) reports .pytest_cache .ruff_cache
