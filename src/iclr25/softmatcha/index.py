@@ -1,0 +1,316 @@
+"""`Index`: build a SoftMatcha index from files or lines into a folder, load it memory-mapped, and search
+it softly (Step 1 over the corpus vocabulary, Step 2 over postings + forward array)."""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iclr25.core.errors import UserError
+from iclr25.softmatcha.build import BuildConfig, BuildStats, build_from_ids, build_index, iter_file_lines
+from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, load_embeddings
+from iclr25.softmatcha.index_format import VERIFY_ALL_BELOW, open_array, read_meta, verify_files
+from iclr25.softmatcha.results import Match, SearchResult
+from iclr25.softmatcha.search import SEP, Slot, find_positions, soft_slot
+from iclr25.softmatcha.tokenize import Tokenizer, get_tokenizer
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Defaults. The paper's CLI uses alpha = 0.5 with 300-d GloVe; 50-d GloVe is coarser, so 0.8 here
+    (spec §4). Patterns are short phrases: longer ones are refused rather than silently slow."""
+
+    threshold: float = 0.8
+    max_pattern_tokens: int = 64
+
+
+Thresholds = float | Sequence[float]
+
+
+def check_thresholds(threshold: Thresholds, m: int) -> tuple[float, ...]:
+    """One alpha per pattern token, each in [0, 1]; a scalar applies to all."""
+    if isinstance(threshold, int | float | np.floating | np.integer):
+        alphas = (float(threshold),) * m
+    else:
+        alphas = tuple(float(a) for a in threshold)
+        if len(alphas) != m:
+            raise UserError(f"{len(alphas)} thresholds given for a pattern of {m} tokens")
+    for a in alphas:
+        if not 0.0 <= a <= 1.0:  # also rejects NaN
+            raise UserError(f"threshold must be in [0, 1], got {a}")
+    return alphas
+
+
+def tokenize_pattern(pattern: str | Sequence[str], tokenizer: Tokenizer, max_tokens: int) -> tuple[str, ...]:
+    if isinstance(pattern, str):
+        toks = tuple(tokenizer.tokenize(pattern))
+    else:
+        toks = tuple(t for p in pattern for t in tokenizer.tokenize(str(p)))
+    if not toks:
+        raise UserError(f"empty pattern {pattern!r}: it has no tokens")
+    if len(toks) > max_tokens:
+        raise UserError(f"pattern has {len(toks)} tokens; the limit is {max_tokens}")
+    return toks
+
+
+def _expand_files(files: Sequence[str | os.PathLike] | str | os.PathLike) -> list[Path]:
+    if isinstance(files, str | os.PathLike):
+        files = [files]
+    out: list[Path] = []
+    for f in files:
+        p = Path(f)
+        if p.is_dir():
+            out += sorted(q for q in p.rglob("*") if q.is_file() and not q.name.startswith("."))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise UserError(f"no such file: {p}")
+    if not out:
+        raise UserError("no input files")
+    return out
+
+
+class Index:
+    """A memory-mapped SoftMatcha index.
+
+    >>> import numpy as np, tempfile
+    >>> emb = Embeddings.from_arrays(["king", "queen", "of", "israel", "syria"],
+    ...                              np.array([[1, 0, 0], [.9, .1, 0], [0, 1, 0], [0, 0, 1], [0, .2, 1]]))
+    >>> d = tempfile.mkdtemp()
+    >>> idx = Index.from_lines(["the king of israel", "the queen of syria"], d + "/i", embeddings=emb)
+    >>> [(m.line, m.matched_text) for m in idx.search("king of israel", threshold=0.9)]
+    [(1, 'king of israel'), (2, 'queen of syria')]
+    """
+
+    def __init__(self, path: Path, meta: dict[str, Any], embeddings: Embeddings,
+                 config: SearchConfig | None = None) -> None:
+        self.path = path
+        self.meta = meta
+        self.embeddings = embeddings
+        self.tokenizer = get_tokenizer(meta["tokenizer"])
+        self.config = config or SearchConfig()
+        self.tokens = open_array(path, "tokens", meta)
+        self.postings = open_array(path, "postings", meta)
+        self.indptr = np.asarray(open_array(path, "indptr", meta))
+        self.emb_rows = np.asarray(open_array(path, "emb_rows", meta))
+        self.line_bytes = open_array(path, "line_bytes", meta) if meta["has_text"] else None
+        self._first_lines = np.array([s["first_line"] for s in meta["sources"]], dtype=np.int64)
+
+    # ---- build / load -------------------------------------------------------------------------
+    @classmethod
+    def build(cls, out: str | os.PathLike, *, lines: Iterable[str] | None = None,
+              files: Sequence[str | os.PathLike] | str | os.PathLike | None = None,
+              embeddings: Embeddings | str | None = None, tokenizer: str = "word",
+              overwrite: bool = False, config: BuildConfig | None = None) -> Index:
+        """Index `lines` (an iterable of strings) or `files` (paths or folders) into the folder `out`."""
+        if (lines is None) == (files is None):
+            raise UserError("give exactly one of lines= or files=")
+        emb = _resolve_embeddings(embeddings)
+        tok = get_tokenizer(tokenizer)
+        stats = BuildStats()
+        if files is not None:
+            paths = _expand_files(files)
+            sources: Iterable[tuple[str, Iterable[str]]] = (
+                (str(p), iter_file_lines(p, stats)) for p in paths)
+        else:
+            if isinstance(lines, str):
+                lines = lines.splitlines()
+            sources = [("<lines>", lines)]  # type: ignore[list-item]
+        build_index(sources, out, tok, emb, overwrite=overwrite, config=config, stats=stats)
+        if stats.invalid_utf8_lines:
+            warnings.warn(f"{stats.invalid_utf8_lines} line(s) had invalid UTF-8; bytes were replaced "
+                          "by U+FFFD", stacklevel=2)
+        return cls.load(out, embeddings=emb, verify="none")
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], out: str | os.PathLike, **kw: Any) -> Index:
+        return cls.build(out, lines=lines, **kw)
+
+    @classmethod
+    def from_files(cls, files: Sequence[str | os.PathLike] | str | os.PathLike, out: str | os.PathLike,
+                   **kw: Any) -> Index:
+        return cls.build(out, files=files, **kw)
+
+    @classmethod
+    def from_token_ids(cls, word_ids: np.ndarray, line_lengths: np.ndarray, words: Sequence[str],
+                       out: str | os.PathLike, embeddings: Embeddings, overwrite: bool = False,
+                       config: BuildConfig | None = None) -> Index:
+        """Index an already tokenized corpus (e.g. synthetic): `words[word_ids[k]]` is token k."""
+        build_from_ids(word_ids, line_lengths, list(words), out, embeddings, overwrite=overwrite,
+                       config=config)
+        return cls.load(out, embeddings=embeddings, verify="none")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, embeddings: Embeddings | str | None = None,
+             verify: str = "auto", config: SearchConfig | None = None) -> Index:
+        """Open an index folder memory-mapped. `verify`: "full" (SHA-256 of every file), "auto" (full
+        below 256 MiB, sizes above), "size" or "none". Embeddings default to the ones it was built with."""
+        path = Path(path)
+        meta = read_meta(path)
+        if verify not in ("full", "auto", "size", "none"):
+            raise UserError(f"verify must be full, auto, size or none, got {verify!r}")
+        if verify != "none":
+            total = sum(f["bytes"] for f in meta["files"].values())
+            full = verify == "full" or (verify == "auto" and total <= VERIFY_ALL_BELOW)
+            verify_files(path, meta, full=full)
+        built_with = meta["embeddings"]
+        if embeddings is None:
+            if built_with["name"] not in NAMED_EMBEDDINGS:
+                raise UserError(f"index {path} was built with custom embeddings {built_with['name']!r}; "
+                                "pass the same Embeddings to load it")
+            embeddings = built_with["name"]
+        emb = _resolve_embeddings(embeddings)
+        if emb.fingerprint != built_with["fingerprint"]:
+            raise UserError(f"index {path} was built with embeddings {built_with['name']!r} "
+                            f"({built_with['fingerprint']}), not {emb.name!r} ({emb.fingerprint})")
+        return cls(path, meta, emb, config)
+
+    # ---- corpus facts -------------------------------------------------------------------------
+    @property
+    def n_tokens(self) -> int:
+        return int(self.meta["n_tokens"])
+
+    @property
+    def n_lines(self) -> int:
+        return int(self.meta["n_lines"])
+
+    @cached_property
+    def vocab(self) -> list[str]:
+        return (self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")
+
+    @cached_property
+    def _type_id(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.vocab)}
+
+    @cached_property
+    def type_vectors(self) -> np.ndarray:
+        """(n_types, d) unit vectors of the corpus types (zero rows for OOV types and the separator)."""
+        return np.ascontiguousarray(self.embeddings.vectors[self.emb_rows], dtype=np.float32)
+
+    @cached_property
+    def frequencies(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    @cached_property
+    def line_starts(self) -> np.ndarray:
+        """Positions of the separators: line k's tokens are (line_starts[k], line_starts[k+1])."""
+        return np.asarray(self.postings[self.indptr[SEP]:self.indptr[SEP + 1]], dtype=np.int64)
+
+    def bytes_per_token(self, include_text: bool = False) -> float:
+        files = self.meta["files"]
+        total = sum(f["bytes"] for name, f in files.items() if include_text or name != "text.txt")
+        return total / max(self.n_tokens, 1)
+
+    def frequency(self, token: str) -> int:
+        t = self._type_id.get(token)
+        return 0 if t is None else int(self.frequencies[t])
+
+    # ---- search -------------------------------------------------------------------------------
+    def slots(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
+              ) -> tuple[list[Slot], list[str]]:
+        """Step 1: the soft set of every pattern token (and warnings for OOV tokens)."""
+        toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
+        alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
+        slots, warns = [], []
+        for tok, a in zip(toks, alphas, strict=True):
+            tid = self._type_id.get(tok)
+            row = int(self.emb_rows[tid]) if tid is not None else self.embeddings.id(tok)
+            if row == 0:
+                warns.append(f"pattern token {tok!r} has no embedding in {self.embeddings.name}; "
+                             "matching it literally")
+            vec = None if row == 0 else np.asarray(self.embeddings.vectors[row])
+            slots.append(soft_slot(tok, a, vec, self.type_vectors, tid))
+        return slots, warns
+
+    def search(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
+               warn: bool = True) -> SearchResult:
+        """All matches of `pattern` where every token i scores >= threshold_i (a float or one per token;
+        >= 1 means exact). Matches never cross a line. Returns a lazy sequence of `Match`."""
+        t0 = time.perf_counter()
+        slots, warns = self.slots(pattern, threshold)
+        positions, stats = find_positions([s.mask for s in slots], self.tokens, self.indptr, self.postings)
+        seconds = time.perf_counter() - t0
+        if warn:
+            for w in warns:
+                warnings.warn(w, stacklevel=2)
+        return SearchResult(self, tuple(s.token for s in slots), tuple(s.threshold for s in slots),
+                            positions, [s.scores for s in slots], seconds, stats, warns)
+
+    def count(self, pattern: str | Sequence[str], threshold: Thresholds | None = None) -> int:
+        return self.search(pattern, threshold, warn=False).count
+
+    # ---- display ------------------------------------------------------------------------------
+    def line_tokens(self, k: int) -> np.ndarray:
+        ls = self.line_starts
+        return np.asarray(self.tokens[ls[k] + 1:ls[k + 1]])
+
+    def line_text(self, k: int) -> str:
+        """The text of line k (0-based over the whole index)."""
+        if self.line_bytes is not None:
+            a, b = int(self.line_bytes[k]), int(self.line_bytes[k + 1]) - 1
+            with open(self.path / "text.txt", "rb") as f:
+                f.seek(a)
+                return f.read(b - a).decode("utf-8", errors="replace")
+        return " ".join(self.vocab[int(t)] for t in self.line_tokens(k))
+
+    def _line_spans(self, k: int, text: str) -> list[tuple[int, int]]:
+        if self.line_bytes is None:
+            spans, pos = [], 0
+            for w in text.split(" "):
+                spans.append((pos, pos + len(w)))
+                pos += len(w) + 1
+            return spans
+        return [(a, b) for _, a, b in self.tokenizer.spans(text)]
+
+    def _matches(self, result: SearchResult, positions: np.ndarray) -> list[Match]:
+        if positions.size == 0:
+            return []
+        m = len(result.pattern)
+        ls = self.line_starts
+        lines = np.searchsorted(ls, positions, side="right") - 1
+        src = np.searchsorted(self._first_lines, lines, side="right") - 1
+        ids = np.asarray(self.tokens[positions[:, None] + np.arange(m)[None, :]])
+        scores = np.stack([s[ids[:, i]] for i, s in enumerate(result._slot_scores)], axis=1)
+        vocab = self.vocab
+        cache: dict[int, tuple[str, list[tuple[int, int]]]] = {}
+        out = []
+        for pos, k, s, row, sc in zip(positions.tolist(), lines.tolist(), src.tolist(), ids, scores,
+                                      strict=True):
+            if k not in cache:
+                text = self.line_text(k)
+                cache[k] = (text, self._line_spans(k, text))
+            text, spans = cache[k]
+            j = pos - int(ls[k]) - 1
+            # the tokenizer is deterministic, so the line re-tokenizes to the indexed tokens
+            cs = (spans[j][0], spans[j + m - 1][1]) if j + m <= len(spans) else (0, 0)
+            source = self.meta["sources"][s]
+            out.append(Match(source["name"], k - source["first_line"] + 1, (j, j + m), cs,
+                             tuple(vocab[int(t)] for t in row), tuple(round(float(x), 6) for x in sc),
+                             text, pos))
+        return out
+
+    def __repr__(self) -> str:
+        return (f"Index({str(self.path)!r}, tokens={self.n_tokens}, lines={self.n_lines}, "
+                f"types={self.meta['n_types']}, tokenizer={self.meta['tokenizer']}, "
+                f"embeddings={self.embeddings.name})")
+
+
+SoftIndex = Index  # the name used in the spec's API sketch
+
+
+def _resolve_embeddings(embeddings: Embeddings | str | None) -> Embeddings:
+    if embeddings is None:
+        return load_embeddings()
+    if isinstance(embeddings, str):
+        return load_embeddings(embeddings)
+    if not isinstance(embeddings, Embeddings):
+        raise UserError(f"embeddings must be an Embeddings or a name, got {type(embeddings).__name__}")
+    return embeddings

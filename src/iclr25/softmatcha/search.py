@@ -1,0 +1,112 @@
+"""The two steps of SoftMatcha as pure functions on arrays (paper §3; spec §2).
+
+Step 1 (vocabulary only): V_i = {w : max(0, cos(e(w), e(p_i))) >= alpha_i} over the corpus types.
+Step 2 (inverted index): candidates from the postings of the rarest slot, verified against the other
+slots by looking up the forward token array (mask_i[t[c + i]]), which is O(|cand|) per slot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SEP = 0  # type id of the line separator: in no soft set, so no match crosses a line
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One pattern position: its soft set as a boolean mask over types and the scores behind it."""
+
+    token: str
+    threshold: float
+    mask: np.ndarray  # (n_types,) bool; mask[SEP] is always False
+    scores: np.ndarray  # (n_types,) float32: s(w, p_i), 1.0 on the exact type in exact mode
+    exact: bool  # exact mode (alpha >= 1 or OOV pattern token): V_i = {p_i}
+    oov: bool  # the pattern token has no embedding
+
+
+def soft_slot(token: str, threshold: float, pattern_vec: np.ndarray | None, type_vecs: np.ndarray,
+              literal_id: int | None) -> Slot:
+    """Step 1 for one slot. `pattern_vec` is None when the token has no embedding (OOV): the slot then
+    matches the literal token only. `literal_id` is the token's type id in the corpus (None if absent)."""
+    n_types = type_vecs.shape[0]
+    oov = pattern_vec is None
+    if threshold >= 1.0 or oov:
+        # exact mode: float32 self-cosine can be 0.99999994, so alpha = 1 must not go through cosines
+        mask = np.zeros(n_types, dtype=bool)
+        scores = np.zeros(n_types, dtype=np.float32)
+        if literal_id is not None and literal_id != SEP:
+            mask[literal_id] = True
+            scores[literal_id] = 1.0
+        return Slot(token, float(threshold), mask, scores, True, oov)
+    # S[i, w] = max(0, cos(e(w), e(p_i))); rows are unit-norm so cos is a dot product
+    scores = np.maximum(type_vecs @ pattern_vec.astype(np.float32), 0.0).astype(np.float32, copy=False)
+    if literal_id is not None:
+        scores[literal_id] = 1.0  # cos(e, e) = 1 exactly, whatever float32 rounding says
+    mask = scores >= threshold
+    mask[SEP] = False
+    return Slot(token, float(threshold), mask, scores, False, oov)
+
+
+def slot_cost(mask: np.ndarray, freq: np.ndarray) -> int:
+    """Sum of the frequencies of the types in a soft set: the size of C_i (official ordering)."""
+    return int(freq[mask].sum())
+
+
+def gather_postings(type_ids: np.ndarray, indptr: np.ndarray, postings: np.ndarray) -> np.ndarray:
+    """Concatenated postings of `type_ids` as int64 (unsorted across types)."""
+    if type_ids.size == 1:
+        t = int(type_ids[0])
+        return np.asarray(postings[indptr[t]:indptr[t + 1]], dtype=np.int64)
+    starts = np.asarray(indptr[type_ids], dtype=np.int64)
+    lens = np.asarray(indptr[type_ids + 1], dtype=np.int64) - starts
+    keep = lens > 0
+    starts, lens = starts[keep], lens[keep]
+    total = int(lens.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    if starts.size < 64:  # few lists: slicing is cheaper than building an index array
+        return np.concatenate([np.asarray(postings[s:s + n], dtype=np.int64) for s, n in zip(starts, lens,
+                                                                                           strict=True)])
+    offs = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
+    return np.asarray(postings[offs], dtype=np.int64)
+
+
+def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarray,
+                   postings: np.ndarray) -> tuple[np.ndarray, dict[str, int]]:
+    """Step 2: every start j with mask_i[t[j + i]] for all i (sorted), and the work done.
+
+    The rarest slot r (smallest sum of frequencies, paper's ordering) seeds the candidates
+    cand = postings(V_r) - r; each other slot, cheapest first, keeps c iff mask_i[t[c + i]]."""
+    m = len(masks)
+    n_pos = tokens.shape[0]
+    freq = np.diff(np.asarray(indptr))
+    costs = [slot_cost(mk, freq) for mk in masks]
+    stats = {"candidates": 0, "rarest_slot": 0}
+    if min(costs) == 0:
+        return np.empty(0, dtype=np.int64), stats
+    r = int(np.argmin(costs))
+    stats["rarest_slot"] = r
+    cand = gather_postings(np.flatnonzero(masks[r]), indptr, postings) - r
+    stats["candidates"] = int(cand.size)
+    cand = cand[(cand >= 0) & (cand + m <= n_pos)]
+    for i in sorted((i for i in range(m) if i != r), key=lambda i: costs[i]):
+        if cand.size == 0:
+            break
+        cand = cand[masks[i][tokens[cand + i]]]
+    cand.sort()
+    return cand, stats
+
+
+def scan_positions(masks: list[np.ndarray], tokens: np.ndarray) -> np.ndarray:
+    """The same answer without postings: test every window of the token array (vectorised scan)."""
+    m = len(masks)
+    n = tokens.shape[0] - m + 1
+    if n <= 0:
+        return np.empty(0, dtype=np.int64)
+    ok = masks[0][tokens[:n]]
+    for i in range(1, m):
+        if not ok.any():
+            break
+        ok &= masks[i][tokens[i:i + n]]
+    return np.flatnonzero(ok).astype(np.int64)
