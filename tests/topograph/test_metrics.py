@@ -1,0 +1,82 @@
+"""DIU and Betti errors: constructed cases with known answers, the thickening reference, invariants."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from iclr25.core.errors import UserError
+from iclr25.topograph import betti_errors, betti_numbers, cldice, dice, diu, diu_parts
+from iclr25.topograph.experiments import constructed_cases
+from iclr25.topograph.reference import diu_reference
+
+
+@pytest.mark.parametrize("name,pred,gt,equivalent", constructed_cases(),
+                         ids=[c[0] for c in constructed_cases()])
+def test_diu_zero_iff_homotopy_equivalent(name, pred, gt, equivalent):
+    assert (diu(pred, gt) == 0) == equivalent, name
+
+
+def test_disjoint_blobs_have_equal_betti_numbers_but_diu_two():
+    g = np.zeros((6, 12), bool)
+    g[1:5, 1:5] = True
+    p = np.roll(g, 6, axis=1)
+    assert betti_errors(p, g) == (0, 0)
+    assert diu_parts(p, g) == {"ker_i0": 0, "coker_i0": 2, "ker_j0": 0, "coker_j0": 0}
+
+
+def test_ring_gap_counts_one_error():
+    g = np.zeros((7, 7), bool)
+    g[1:6, 1:6] = True
+    g[2:5, 2:5] = False
+    p = g.copy()
+    p[1, 3] = False
+    assert betti_numbers(g) == (1, 1) and betti_numbers(p) == (1, 0)
+    assert betti_errors(p, g) == (0, 1)
+    assert diu(p, g) == 1
+
+
+def test_betti_numbers_use_8_and_4_connectivity():
+    m = np.zeros((5, 5), bool)
+    m[1, 1] = m[2, 2] = m[3, 1] = True      # diagonal chain: one component
+    assert betti_numbers(m) == (1, 0)
+    diamond = np.zeros((5, 5), bool)
+    diamond[1, 2] = diamond[2, 1] = diamond[2, 3] = diamond[3, 2] = True
+    assert betti_numbers(diamond) == (1, 1)  # the centre is a 4-connected hole
+
+
+masks = arrays(bool, st.tuples(st.integers(1, 8), st.integers(1, 8)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(masks, st.integers(0, 2**31 - 1))
+def test_diu_matches_the_thickening_reference_and_is_symmetric(g, seed):
+    p = g ^ (np.random.default_rng(seed).random(g.shape) < 0.25)
+    d = diu(p, g)
+    assert d == diu_reference(p, g)
+    assert d == diu(g, p)
+    if d == 0:
+        assert betti_errors(p, g) == (0, 0)   # strictly stronger than Betti numbers
+
+
+def test_dice_and_cldice_are_one_for_perfect_masks():
+    g = np.zeros((12, 12), bool)
+    g[3:9, 5:7] = True
+    assert dice(g, g) == 1.0 and cldice(g, g) == pytest.approx(1.0)
+    assert dice(np.zeros_like(g), g) == 0.0
+
+
+def test_empty_both_is_perfect():
+    z = np.zeros((4, 4), bool)
+    assert diu(z, z) == 0 and dice(z, z) == 1.0
+
+
+@pytest.mark.parametrize("pred,gt,msg", [
+    (np.zeros((3, 3)), np.zeros((4, 3)), "shape mismatch"),
+    (np.zeros((3, 3)), np.full((3, 3), 2), "binary"),
+    (np.zeros((0, 0)), np.zeros((0, 0)), "empty"),
+])
+def test_bad_input(pred, gt, msg):
+    with pytest.raises(UserError, match=msg):
+        diu(pred, gt)
