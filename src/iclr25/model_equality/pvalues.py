@@ -1,0 +1,200 @@
+"""p-values for one-sided two-sample tests (paper App. A.2), both with the (1 + #>=) / (1 + B) correction:
+simulating the statistic under the null from reference samples (a cached null, reused across every
+alternative with the same task and sample sizes), or permuting the pooled rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from iclr25.core.errors import UserError
+from iclr25.model_equality.encoding import CompletionSample, concat
+from iclr25.model_equality.statistics import Statistic, get_statistic
+
+PVALUE_METHODS = ("permutation", "null")
+
+
+def empirical_pvalue(observed: float, null: np.ndarray) -> float:
+    """(1 + #{null >= observed}) / (1 + B); ties within float noise count as >=, so a statistic that
+    is constant under the null (one-hot with no repeats) gets p = 1.
+
+    >>> empirical_pvalue(3.0, np.array([1.0, 2.0, 3.0, 4.0]))
+    0.6
+    """
+    null = np.asarray(null, dtype=np.float64)
+    tol = 1e-12 * max(1.0, abs(observed))
+    return float((1 + np.count_nonzero(null >= observed - tol)) / (1 + null.size))
+
+
+def permutation_null(stat: Statistic, p: CompletionSample, q: CompletionSample, b: int,
+                     rng: np.random.Generator) -> tuple[float, np.ndarray]:
+    """Observed statistic and B statistics of random relabellings of the pooled rows (the prompt id
+    travels with its row)."""
+    pooled = concat(p, q)
+    prep = stat.prepare(pooled)
+    n = pooled.N
+    obs = stat.value(prep, np.arange(p.N), p.N + np.arange(q.N))
+    null = np.empty(b)
+    for i in range(b):
+        perm = rng.permutation(n)
+        null[i] = stat.value(prep, perm[: p.N], perm[p.N:])
+    return obs, null
+
+
+class PoolSampler:
+    """Draws samples from a pool of completions, per prompt and without replacement, so that two
+    draws in one call never share a row (a shared row would be a spurious exact repeat)."""
+
+    def __init__(self, pool: CompletionSample) -> None:
+        self.pool = pool
+        self.sizes = pool.counts()
+
+    def draw(self, counts: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+        """For each count vector (m,), indices into the pool, disjoint across the vectors."""
+        need = np.stack([np.asarray(c, dtype=np.int64) for c in counts])  # (k, m)
+        short = np.flatnonzero(need.sum(axis=0) > self.sizes)
+        if short.size:
+            x = int(short[0])
+            raise UserError(f"prompt {x}: the pool has {self.sizes[x]} completions but "
+                            f"{need[:, x].sum()} are needed; give more reference samples or a smaller N")
+        x = self.pool.prompt_ids
+        order = np.argsort(x + rng.random(x.size), kind="stable")  # grouped by prompt, shuffled within
+        xs = x[order]
+        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
+        rank = np.arange(x.size) - starts[xs]  # position of each row within its prompt's group
+        hi = np.cumsum(need, axis=0)
+        lo = hi - need
+        return [order[(rank >= lo[k][xs]) & (rank < hi[k][xs])] for k in range(len(need))]
+
+
+def iid_counts(n: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """Prompt counts of n pairs whose prompts are drawn i.i.d. from the uniform task distribution."""
+    return rng.multinomial(n, np.full(m, 1.0 / m))
+
+
+@dataclass
+class NullSimulator:
+    """The statistic's null distribution, simulated by drawing both samples from the reference pool.
+
+    Cached per sample-size design: `design="iid"` redraws prompts i.i.d. each time (the paper's
+    simulation; key = (N, M)), `design="fixed"` keeps the given per-prompt counts (key = the counts).
+
+    >>> from iclr25.model_equality.encoding import encode_chars
+    >>> pool = CompletionSample(np.repeat([0, 1], 20), encode_chars(["ab", "ba"] * 20, 2), 2)
+    >>> sim = NullSimulator(pool, "hamming", b=50, seed=0)
+    >>> sim.null_fixed(np.array([3, 3]), np.array([3, 3])).shape
+    (50,)
+    """
+
+    pool: CompletionSample
+    statistic: str | Statistic = "hamming"
+    b: int = 1000
+    seed: int = 0
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.stat = get_statistic(self.statistic)
+        self.sampler = PoolSampler(self.pool)
+        self._prep = None
+
+    @property
+    def prep(self):
+        if self._prep is None:
+            self._prep = self.stat.prepare(self.pool)
+        return self._prep
+
+    def null_iid(self, n_p: int, n_q: int) -> np.ndarray:
+        key = ("iid", n_p, n_q)
+        if key not in self._cache:
+            rng = np.random.default_rng([self.seed, 1, n_p, n_q])
+            m = self.pool.m
+            self._cache[key] = self._simulate(lambda: [iid_counts(n_p, m, rng), iid_counts(n_q, m, rng)], rng)
+        return self._cache[key]
+
+    def null_fixed(self, counts_p: np.ndarray, counts_q: np.ndarray) -> np.ndarray:
+        key = ("fixed", tuple(int(c) for c in counts_p), tuple(int(c) for c in counts_q))
+        if key not in self._cache:
+            rng = np.random.default_rng([self.seed, 2, *key[1], *key[2]])
+            self._cache[key] = self._simulate(lambda: [counts_p, counts_q], rng)
+        return self._cache[key]
+
+    def _simulate(self, make_counts, rng: np.random.Generator) -> np.ndarray:
+        out = np.empty(self.b)
+        for i in range(self.b):
+            idx_p, idx_q = self.sampler.draw(make_counts(), rng)
+            out[i] = self.stat.value(self.prep, idx_p, idx_q)
+        return out
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test's outcome: the statistic, its p-value and the decision at level alpha."""
+
+    statistic: float
+    pvalue: float
+    alpha: float
+    method: str
+    b: int
+
+    @property
+    def reject(self) -> bool:
+        return self.pvalue <= self.alpha
+
+
+def two_sample_test(p: CompletionSample, q: CompletionSample, statistic: str | Statistic = "hamming",
+                    pvalue: str = "permutation", b: int = 1000, alpha: float = 0.05, seed: int = 0,
+                    null: NullSimulator | None = None) -> TestResult:
+    """Test H0: P(.|x) = Q(.|x) for every prompt x, from samples p (reference) and q (API).
+
+    `pvalue="null"` needs `null`, a NullSimulator over a reference pool (separate from, or a superset of,
+    p) with at least p's + q's per-prompt counts available for every prompt.
+
+    >>> from iclr25.model_equality.encoding import encode_chars
+    >>> p = CompletionSample(np.zeros(8, int), encode_chars(["aa"] * 8, 2), 1)
+    >>> q = CompletionSample(np.zeros(8, int), encode_chars(["bb"] * 8, 2), 1)
+    >>> r = two_sample_test(p, q, b=200)
+    >>> r.reject, r.pvalue < 0.01
+    (True, True)
+    """
+    _validate(p, q, b, alpha)
+    stat = get_statistic(statistic)
+    if pvalue == "permutation":
+        obs, null_stats = permutation_null(stat, p, q, b, np.random.default_rng(seed))
+    elif pvalue == "null":
+        if null is None:
+            raise UserError("pvalue='null' needs a NullSimulator over reference samples (null=...)")
+        obs = stat(p, q)
+        null_stats = null.null_fixed(p.counts(), q.counts())
+        b = null.b
+    else:
+        raise UserError(f"unknown p-value method {pvalue!r}; choose from {', '.join(PVALUE_METHODS)}")
+    return TestResult(float(obs), empirical_pvalue(obs, null_stats), alpha, pvalue, b)
+
+
+def composite_test(refs: list[CompletionSample], q: CompletionSample, statistic: str | Statistic = "hamming",
+                   pvalue: str = "permutation", b: int = 1000, alpha: float = 0.05, seed: int = 0,
+                   nulls: list[NullSimulator] | None = None) -> tuple[TestResult, list[TestResult]]:
+    """Composite null H0: Q equals one of P_1..P_k (e.g. fp32 or fp16 weights; paper §5). Reject only if
+    every reference is rejected; the composite p-value max_j p_j keeps level alpha.
+    """
+    if not refs:
+        raise UserError("composite_test needs at least one reference sample")
+    results = [two_sample_test(r, q, statistic, pvalue, b, alpha, seed,
+                               None if nulls is None else nulls[j]) for j, r in enumerate(refs)]
+    worst = max(results, key=lambda r: r.pvalue)
+    return TestResult(worst.statistic, worst.pvalue, alpha, f"composite({pvalue})", b), results
+
+
+def _validate(p: CompletionSample, q: CompletionSample, b: int, alpha: float) -> None:
+    if p.m != q.m:
+        raise UserError(f"samples cover different prompt sets (m = {p.m} vs {q.m})")
+    if p.L != q.L:
+        raise UserError(f"samples are padded to different lengths (L = {p.L} vs {q.L})")
+    if p.N < 2 or q.N < 2:
+        raise UserError(f"each sample needs at least 2 completions, got N = {p.N} and {q.N}")
+    if b < 1:
+        raise UserError(f"b (number of simulations) must be >= 1, got {b}")
+    if not 0 < alpha < 1:
+        raise UserError(f"alpha must lie in (0, 1), got {alpha}")
