@@ -66,7 +66,7 @@ def zipf_corpus(n_tokens: int, n_words: int, rng: np.random.Generator, s: float 
     for a in range(0, n_tokens, step):
         u = rng.random(min(step, n_tokens - a))
         ids[a:a + u.size] = np.minimum(np.searchsorted(cdf, u, side="right"), n_words - 1)
-    lens = 1 + rng.poisson(mean_line - 1, size=n_tokens // mean_line + 2)
+    lens = 1 + rng.poisson(mean_line - 1, size=int(n_tokens / mean_line * 1.1) + 100)
     cum = np.cumsum(lens)
     k = int(np.searchsorted(cum, n_tokens))
     lens = lens[:k + 1].copy()

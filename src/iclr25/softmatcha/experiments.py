@@ -1,12 +1,324 @@
-"""Reproduction of SoftMatcha's claims (placeholder while the engine lands)."""
+"""Reproduction of SoftMatcha's headline claims at the scale of this machine.
+
+Speed (§5, Table 3): synthetic Zipf(1.0) token streams over the GloVe vocabulary (word id = frequency
+rank, as GloVe rows are), queried with rare / medium / frequent patterns of 2-4 tokens, soft (alpha 0.8)
+and exact (alpha 1) on the same index. Recall (§1, §5 examples): the King James Bible with GloVe 6B 50-d,
+a fixed list of 20 phrases chosen before measuring."""
 
 from __future__ import annotations
 
-from iclr25.core.claims import Claim, Finding
-from iclr25.core.runtime import RunContext
+import math
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
 
-CLAIMS: list[Claim] = []
+import numpy as np
 
+from iclr25.core.claims import (
+    Claim,
+    Finding,
+    Verdict,
+    all_of,
+    at_most,
+    fraction_at_least,
+    ratio_at_most,
+)
+from iclr25.core.errors import UserError
+from iclr25.core.runtime import RunContext, cache_dir, progress, timer
+
+PAPER_LATENCY_S = 1.0  # abstract and §5: "less than one second" per query, billion-token corpora, CPU
+PAPER_CORPUS_TOKENS = 1.4e9  # §5: English Wikipedia, 1.4B tokens (Japanese Wikipedia 1.0B)
+
+
+@dataclass(frozen=True)
+class ReproConfig:
+    alpha: float = 0.8  # spec §4: GloVe 50-d needs ~0.8 where the paper's 300-d uses 0.5
+    alpha_grid: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0)  # for hits(alpha) monotonicity
+    recall_ratio: float = 1.2  # soft / exact hits per query ...
+    recall_share: float = 0.7  # ... on at least this share of the 20 queries
+    max_soft_exact: float = 10.0  # "comparable to exact": soft / exact latency per class
+    max_slope: float = 1.0  # log-log slope of rare-class latency vs N
+    zipf_s: float = 1.0
+    vocab_size: int = 400_000  # the whole GloVe 6B vocabulary
+
+
+CLASSES = ("rare", "medium", "frequent")
+# frequency-rank bands (0 = most frequent GloVe word) for the rarest token of each query class
+_BANDS = {"rare": (20_000, 150_000), "medium": (1_000, 10_000), "frequent": (0, 150)}
+_FILLER = {"rare": (0, 5_000), "medium": (0, 1_000), "frequent": (0, 150)}
+
+# Fixed before measuring (spec §4 B): common KJV phrases, 2-5 words.
+RECALL_QUERIES = (
+    "the king of israel", "the son of man", "the children of israel", "the word of the lord",
+    "the house of david", "the land of egypt", "the kingdom of god", "a man of god", "the god of israel",
+    "the king of judah", "the city of david", "the sons of aaron", "the house of the lord",
+    "the people of israel", "the elders of israel", "the priests and the levites",
+    "the heaven and the earth", "my beloved son", "the holy ghost", "eat bread",
+)
+
+CLAIMS = [
+    Claim("sub_second",
+          "Soft pattern matching enumerates every match of a query in under a second on a CPU, "
+          "even on a very large corpus.",
+          "< 1 s per query on 1.4B-token English Wikipedia (and 1.0B Japanese), CPU only (abstract, §5)",
+          "median soft-query latency (alpha 0.8, GloVe 50-d, rare/medium/frequent queries of 2-4 tokens) "
+          "< 1 s on a Zipf corpus of 1e8 tokens (full; 1e7 quick, 1e5 smoke)"),
+    Claim("comparable_to_exact",
+          "Soft matching is comparable in speed to exact (surface) matching.",
+          "search time comparable to surface-level string matching (Table 3)",
+          "per query class, median soft latency / median exact (alpha = 1) latency on the same index "
+          "<= 10 at the largest N"),
+    Claim("scales_with_matches",
+          "Search cost grows with the number of candidate occurrences, not with the corpus size.",
+          "inverted-index search whose cost is output-sensitive (§3)",
+          "log-log slope of rare-class median latency against corpus size N < 1 "
+          "(1e6 -> 1e8 full; 1e6 -> 1e7 quick)"),
+    Claim("soft_recall",
+          "Soft matching finds the exact matches plus semantically close variants that exact "
+          "matching misses.",
+          "qualitative: soft queries surface instances exact matching misses (§5, Figure 1)",
+          "on the KJV with GloVe 50-d: soft (0.8) hits contain exact hits for all 20 fixed queries, "
+          "hits(alpha) is non-increasing on 0.6..1.0, and soft/exact >= 1.2 on >= 70% of queries"),
+]
+
+
+# ---- query generation ---------------------------------------------------------------------------
+
+def make_queries(words: list[str], n_per_class: int, rng: np.random.Generator) -> dict[str, list[str]]:
+    """Patterns of 2-4 alphabetic GloVe words; the class is set by the frequency rank of the rarest one."""
+    def pick(lo: int, hi: int) -> str:
+        while True:
+            w = words[int(rng.integers(lo, hi))]
+            if w.isalpha():
+                return w
+
+    out: dict[str, list[str]] = {}
+    for c in CLASSES:
+        qs = []
+        for _ in range(n_per_class):
+            m = int(rng.integers(2, 5))
+            toks = [pick(*_FILLER[c]) for _ in range(m - 1)]
+            toks.insert(int(rng.integers(0, m)), pick(*_BANDS[c]))
+            qs.append(" ".join(toks))
+        out[c] = qs
+    return out
+
+
+def _latency(idx, q: str, alpha: float, repeats: int) -> tuple[float, int, int]:
+    ts, res = [], None
+    for _ in range(repeats):
+        res = idx.search(q, alpha, warn=False)
+        ts.append(res.seconds)
+    assert res is not None
+    return float(np.median(ts)), res.count, int(res.stats["candidates"])
+
+
+def _scan_latency(idx, q: str, alpha: float) -> float:
+    from iclr25.softmatcha.search import scan_positions
+    t0 = time.perf_counter()
+    slots, _ = idx.slots(q, alpha)
+    scan_positions([s.mask for s in slots], idx.tokens)
+    return time.perf_counter() - t0
+
+
+def measure_size(n_tokens: int, seed: int, queries: dict[str, list[str]], cfg: ReproConfig, repeats: int,
+                 with_scan: bool) -> list[dict]:
+    """Build a Zipf corpus of `n_tokens`, index it, time every query soft and exact (+ scan)."""
+    from iclr25.softmatcha.corpus import zipf_corpus
+    from iclr25.softmatcha.embeddings import load_embeddings
+    from iclr25.softmatcha.index import Index
+    emb = load_embeddings()
+    words = list(emb.words[1:cfg.vocab_size + 1])
+    rng = np.random.default_rng(seed)
+    ids, lens = zipf_corpus(n_tokens, len(words), rng, s=cfg.zipf_s)
+    base = cache_dir() / "softmatcha" / "tmp"
+    base.mkdir(parents=True, exist_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory(dir=base) as d:
+        with timer() as tb:
+            idx = Index.from_token_ids(ids, lens, words, Path(d) / "zipf", emb)
+        del ids, lens
+        for c, qs in queries.items():
+            for q in qs:
+                soft_s, soft_hits, cand = _latency(idx, q, cfg.alpha, repeats)
+                exact_s, exact_hits, exact_cand = _latency(idx, q, 1.0, repeats)
+                rows.append({"n": n_tokens, "class": c, "query": q, "soft_s": soft_s, "exact_s": exact_s,
+                             "soft_hits": soft_hits, "exact_hits": exact_hits, "candidates": cand,
+                             "scan_s": _scan_latency(idx, q, cfg.alpha) if with_scan else float("nan"),
+                             "build_s": tb["s"], "bytes_per_token": idx.bytes_per_token()})
+        del idx
+    return rows
+
+
+def _slope(x: list[float], y: list[float]) -> float:
+    if len(x) < 2 or min(y) <= 0:
+        return float("nan")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+# ---- the recall experiment on real text ---------------------------------------------------------
+
+def measure_recall(cfg: ReproConfig, n_verses: int | None) -> dict:
+    """Soft vs exact hits on the KJV for the fixed queries; superset and monotonicity checks."""
+    from iclr25.softmatcha.corpus import kjv_lines
+    from iclr25.softmatcha.index import Index
+    verses = [v for _, v in kjv_lines()][:n_verses]
+    base = cache_dir() / "softmatcha" / "tmp"
+    base.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=base) as d:
+        with timer() as tb:
+            idx = Index.from_lines(verses, Path(d) / "kjv")
+        per_query = []
+        for q in RECALL_QUERIES:
+            hits = {a: idx.search(q, a, warn=False) for a in cfg.alpha_grid}
+            soft, exact = hits[cfg.alpha], hits[1.0]
+            counts = [hits[a].count for a in cfg.alpha_grid]
+            new = [v for v in soft.variants() if v.string != " ".join(exact.pattern)]
+            per_query.append({
+                "query": q, "exact": exact.count, "soft": soft.count,
+                "superset": bool(np.isin(exact.positions, soft.positions).all()),
+                "monotone": all(a >= b for a, b in zip(counts, counts[1:], strict=False)),
+                "soft_s": soft.seconds, "exact_s": exact.seconds,
+                "new_variants": "; ".join(f"{v.string} ({v.count})" for v in new[:3]),
+            })
+        out = {"rows": per_query, "tokens": idx.n_tokens, "lines": idx.n_lines, "build_s": tb["s"],
+               "bytes_per_token": idx.bytes_per_token()}
+        del idx
+    return out
+
+
+# ---- run ----------------------------------------------------------------------------------------
 
 def run(profile: str, ctx: RunContext) -> list[Finding]:
-    return []
+    cfg = ReproConfig()
+    sizes = ctx.pick(smoke=[20_000, 100_000], quick=[1_000_000, 10_000_000],
+                     full=[1_000_000, 10_000_000, 100_000_000])
+    n_per_class = ctx.pick(smoke=2, quick=6, full=12)
+    repeats = ctx.pick(smoke=1, quick=2, full=3)
+    n_verses = ctx.pick(smoke=3_000, quick=None, full=None)
+    findings: list[Finding] = []
+
+    try:
+        from iclr25.softmatcha.embeddings import load_embeddings
+        words = list(load_embeddings().words[1:cfg.vocab_size + 1])
+    except UserError as e:
+        reason = f"GloVe vectors unavailable: {e}"
+        return [Finding.not_testable(c.key, reason) for c in CLAIMS]
+    queries = make_queries(words, n_per_class, ctx.rng(11))
+    rows: list[dict] = []
+    for i, n in enumerate(progress(sizes, "softmatcha: Zipf corpora")):
+        rows += measure_size(n, ctx.seed * 1000 + i, queries, cfg, repeats, with_scan=(n == sizes[-1]))
+    findings += _speed_findings(rows, sizes, cfg)
+
+    try:
+        rec = measure_recall(cfg, n_verses)
+    except UserError as e:
+        findings.append(Finding.not_testable("soft_recall", f"real corpus unavailable: {e}"))
+    else:
+        findings.append(_recall_finding(rec, cfg, n_verses))
+    _write_tables(ctx, rows)
+    return findings
+
+
+def _med(rows: list[dict], key: str, **where) -> float:
+    vals = [r[key] for r in rows if all(r[k] == v for k, v in where.items())]
+    return float(np.median(vals)) if vals else float("nan")
+
+
+def _speed_findings(rows: list[dict], sizes: list[int], cfg: ReproConfig) -> list[Finding]:
+    n_max = sizes[-1]
+    top = [r for r in rows if r["n"] == n_max]
+    med_soft = _med(top, "soft_s")
+    m: dict[str, float | int | str] = {"tokens": n_max, "queries": len(top), "alpha": cfg.alpha,
+                                       "latency_s_p50": med_soft,
+                                       "latency_s_p90": float(np.percentile([r["soft_s"] for r in top], 90)),
+                                       "latency_s_max": max(r["soft_s"] for r in top),
+                                       "build_s": top[0]["build_s"],
+                                       "bytes_per_token": top[0]["bytes_per_token"]}
+    for c in CLASSES:
+        m[f"latency_s_p50_{c}"] = _med(top, "soft_s", **{"class": c})
+        scan = _med(top, "scan_s", **{"class": c})
+        lat = float(m[f"latency_s_p50_{c}"])
+        m[f"scan_over_index_{c}"] = scan / lat if lat > 0 else float("nan")
+    sub_second = Finding(
+        "sub_second", at_most(med_soft, PAPER_LATENCY_S), m,
+        f"median soft latency {med_soft * 1000:.0f} ms at {n_max:.0e} tokens "
+        f"(rare {m['latency_s_p50_rare'] * 1000:.0f} / medium {m['latency_s_p50_medium'] * 1000:.0f} / "
+        f"frequent {m['latency_s_p50_frequent'] * 1000:.0f} ms; index vs soft scan "
+        f"{m['scan_over_index_rare']:.0f}x / {m['scan_over_index_medium']:.0f}x / "
+        f"{m['scan_over_index_frequent']:.1f}x); paper < 1 s at {PAPER_CORPUS_TOKENS:.1e}")
+
+    ce: dict[str, float | int | str] = {"tokens": n_max}
+    verdicts = []
+    for c in CLASSES:
+        s, e = _med(top, "soft_s", **{"class": c}), _med(top, "exact_s", **{"class": c})
+        ce[f"soft_s_p50_{c}"], ce[f"exact_s_p50_{c}"] = s, e
+        ce[f"soft_over_exact_{c}"] = s / e if e > 0 else float("inf")
+        verdicts.append(ratio_at_most(s, e, cfg.max_soft_exact))
+    comparable = Finding(
+        "comparable_to_exact", all_of(*verdicts), ce,
+        "soft/exact latency " + ", ".join(f"{c} {ce[f'soft_over_exact_{c}']:.1f}x" for c in CLASSES)
+        + f" at {n_max:.0e} tokens (criterion <= {cfg.max_soft_exact:g}x per class); "
+        "Step 1 (a cosine over every corpus type) is a fixed cost that exact mode skips")
+
+    rare_lat = [_med(rows, "soft_s", n=n, **{"class": "rare"}) for n in sizes]
+    rare_cand = [_med(rows, "candidates", n=n, **{"class": "rare"}) for n in sizes]
+    slope_n = _slope([float(n) for n in sizes], rare_lat)
+    slope_cand = _slope(rare_cand, rare_lat) if min(rare_cand) > 0 else float("nan")
+    sc: dict[str, float | int | str] = {"slope_latency_vs_n_rare": slope_n,
+                                        "slope_latency_vs_candidates_rare": slope_cand,
+                                        "sizes": " ".join(f"{n:.0e}" for n in sizes)}
+    for n, lat, cand in zip(sizes, rare_lat, rare_cand, strict=True):
+        sc[f"rare_latency_s_at_{n:.0e}"] = lat
+        sc[f"rare_candidates_at_{n:.0e}"] = cand
+    v = at_most(slope_n, cfg.max_slope) if math.isfinite(slope_n) else Verdict.NOT_REPRODUCED
+    scales = Finding(
+        "scales_with_matches", v, sc,
+        f"rare-class latency slope {slope_n:.2f} vs N over {sizes[0]:.0e}->{sizes[-1]:.0e} "
+        f"(candidates grew {rare_cand[-1] / max(rare_cand[0], 1):.0f}x, latency "
+        f"{rare_lat[-1] / rare_lat[0]:.1f}x)")
+    return [sub_second, comparable, scales]
+
+
+def _recall_finding(rec: dict, cfg: ReproConfig, n_verses: int | None) -> Finding:
+    rows = rec["rows"]
+    ratio_ok = [r["exact"] > 0 and r["soft"] / r["exact"] >= cfg.recall_ratio for r in rows]
+    superset = [r["superset"] for r in rows]
+    monotone = [r["monotone"] for r in rows]
+    verdict = all_of(fraction_at_least(superset, 1.0), fraction_at_least(monotone, 1.0),
+                     fraction_at_least(ratio_ok, cfg.recall_share))
+    king = next(r for r in rows if r["query"] == "the king of israel")
+    m: dict[str, float | int | str] = {
+        "queries": len(rows), "tokens": rec["tokens"], "alpha": cfg.alpha,
+        "share_ratio_at_least_1.2": sum(ratio_ok) / len(rows), "share_superset": sum(superset) / len(rows),
+        "share_monotone": sum(monotone) / len(rows),
+        "median_soft_over_exact": float(np.median([r["soft"] / r["exact"] for r in rows if r["exact"]])),
+        "king_of_israel_exact": king["exact"], "king_of_israel_soft": king["soft"],
+        "king_of_israel_new": king["new_variants"],
+        "median_latency_s_real": float(np.median([r["soft_s"] for r in rows])),
+        "build_s": rec["build_s"], "bytes_per_token": rec["bytes_per_token"],
+    }
+    for r in rows:
+        m[f"hits_{r['query'].replace(' ', '_')}"] = f"{r['exact']}->{r['soft']}"
+    scope = "the KJV" if n_verses is None else f"the first {n_verses} KJV verses"
+    return Finding(
+        "soft_recall", verdict, m,
+        f"on {scope} ({rec['tokens']:,} tokens): soft/exact >= {cfg.recall_ratio} on "
+        f"{sum(ratio_ok)}/{len(rows)} queries, superset {sum(superset)}/{len(rows)}, monotone "
+        f"{sum(monotone)}/{len(rows)}; 'the king of israel' {king['exact']} -> {king['soft']} "
+        f"(new: {king['new_variants'] or 'none'})")
+
+
+def _write_tables(ctx: RunContext, rows: list[dict]) -> None:
+    import csv
+    if not rows:
+        return
+    with open(ctx.out_dir / "softmatcha_latency.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+warnings.filterwarnings("ignore", message="pattern token .* has no embedding")

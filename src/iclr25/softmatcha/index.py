@@ -219,15 +219,21 @@ class Index:
         """Step 1: the soft set of every pattern token (and warnings for OOV tokens)."""
         toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
         alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
-        slots, warns = [], []
+        slots: list[Slot] = []
+        warns: list[str] = []
+        done: dict[tuple[str, float], Slot] = {}
         for tok, a in zip(toks, alphas, strict=True):
+            if (tok, a) in done:  # a repeated token at the same threshold has the same soft set
+                slots.append(done[tok, a])
+                continue
             tid = self._type_id.get(tok)
             row = int(self.emb_rows[tid]) if tid is not None else self.embeddings.id(tok)
             if row == 0:
                 warns.append(f"pattern token {tok!r} has no embedding in {self.embeddings.name}; "
                              "matching it literally")
             vec = None if row == 0 else np.asarray(self.embeddings.vectors[row])
-            slots.append(soft_slot(tok, a, vec, self.type_vectors, tid))
+            done[tok, a] = soft_slot(tok, a, vec, self.type_vectors, tid)
+            slots.append(done[tok, a])
         return slots, warns
 
     def search(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,

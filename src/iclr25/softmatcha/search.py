@@ -73,28 +73,40 @@ def gather_postings(type_ids: np.ndarray, indptr: np.ndarray, postings: np.ndarr
 
 
 def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarray,
-                   postings: np.ndarray) -> tuple[np.ndarray, dict[str, int]]:
+                   postings: np.ndarray, dense_fraction: float = 0.25) -> tuple[np.ndarray, dict[str, int]]:
     """Step 2: every start j with mask_i[t[j + i]] for all i (sorted), and the work done.
 
-    The rarest slot r (smallest sum of frequencies, paper's ordering) seeds the candidates
-    cand = postings(V_r) - r; each other slot, cheapest first, keeps c iff mask_i[t[c + i]]."""
+    The rarest slot r (smallest sum of frequencies, the paper's ordering) seeds the candidates
+    cand = postings(V_r) - r; each other slot, cheapest first, keeps c iff mask_i[t[c + i]]
+    (the forward-array check; equivalent to intersecting with postings(V_i) - i).
+    When even the rarest slot covers more than `dense_fraction` of the corpus (stop-word patterns at
+    a low threshold), reading its postings costs more than one sequential pass, so the candidates
+    come from a scan of the forward array instead (same answer, better locality)."""
     m = len(masks)
     n_pos = tokens.shape[0]
     freq = np.diff(np.asarray(indptr))
     costs = [slot_cost(mk, freq) for mk in masks]
-    stats = {"candidates": 0, "rarest_slot": 0}
+    stats = {"candidates": 0, "rarest_slot": 0, "dense": 0}
     if min(costs) == 0:
         return np.empty(0, dtype=np.int64), stats
     r = int(np.argmin(costs))
     stats["rarest_slot"] = r
-    cand = gather_postings(np.flatnonzero(masks[r]), indptr, postings) - r
-    stats["candidates"] = int(cand.size)
-    cand = cand[(cand >= 0) & (cand + m <= n_pos)]
+    stats["candidates"] = costs[r]
+    n_win = n_pos - m + 1
+    if n_win <= 0:
+        return np.empty(0, dtype=np.int64), stats
+    if costs[r] > dense_fraction * n_pos:
+        stats["dense"] = 1
+        cand = np.flatnonzero(masks[r][tokens[r:r + n_win]]).astype(np.int64)
+    else:
+        cand = gather_postings(np.flatnonzero(masks[r]), indptr, postings) - r
+        cand = cand[(cand >= 0) & (cand < n_win)]
     for i in sorted((i for i in range(m) if i != r), key=lambda i: costs[i]):
         if cand.size == 0:
             break
         cand = cand[masks[i][tokens[cand + i]]]
-    cand.sort()
+    if not stats["dense"]:
+        cand.sort()
     return cand, stats
 
 
