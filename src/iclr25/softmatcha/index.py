@@ -163,10 +163,14 @@ class Index:
             verify_files(path, meta, full=full)
         built_with = meta["embeddings"]
         if embeddings is None:
-            if built_with["name"] not in NAMED_EMBEDDINGS:
+            src = built_with.get("source")
+            if built_with["name"] in NAMED_EMBEDDINGS:
+                embeddings = built_with["name"]
+            elif src and Path(src).is_file():
+                embeddings = src
+            else:
                 raise UserError(f"index {path} was built with custom embeddings {built_with['name']!r}; "
                                 "pass the same Embeddings to load it")
-            embeddings = built_with["name"]
         emb = _resolve_embeddings(embeddings)
         if emb.fingerprint != built_with["fingerprint"]:
             raise UserError(f"index {path} was built with embeddings {built_with['name']!r} "

