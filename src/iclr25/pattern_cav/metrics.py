@@ -1,0 +1,68 @@
+"""How good a CAV is: cosine alignment with the true concept direction and concept-detection AUC
+(the two metrics of Pahde et al. 2025, Sec. 4.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from iclr25.core.errors import UserError
+from iclr25.pattern_cav.cav import check_acts, check_labels
+
+
+def _vec(cav: Any) -> np.ndarray:
+    v = np.asarray(getattr(cav, "vector", cav), dtype=np.float64).ravel()
+    if v.size == 0 or not np.all(np.isfinite(v)) or not np.any(v):
+        raise UserError("cav must be a non-zero finite vector")
+    return v
+
+
+def cosine(u: Any, v: Any) -> float:
+    """cos(u, v) = u·v / (|u| |v|).
+
+    >>> cosine([1, 0], [1, 1])
+    0.7071067811865475
+    """
+    a, b = _vec(u), _vec(v)
+    if a.shape != b.shape:
+        raise UserError(f"vectors have different lengths ({a.size} vs {b.size})")
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def alignment(cav: Any, acts_with: Any, acts_without: Any | None = None) -> float:
+    """Mean cosine between the CAV and per-sample true concept directions a(x~) - a(x).
+
+    acts_with: activations of inputs with the concept inserted, (n, D); acts_without: the same inputs
+    without it, (n, D). If acts_without is None, acts_with already holds the differences. Rows with a
+    zero difference (the concept changed nothing) are skipped.
+
+    >>> alignment([1, 0], [[2, 0], [1, 1]], [[0, 0], [0, 0]])
+    0.8535533905932737
+    """
+    v = _vec(cav)
+    d = check_acts(acts_with, "acts_with")
+    if acts_without is not None:
+        d0 = check_acts(acts_without, "acts_without")
+        if d0.shape != d.shape:
+            raise UserError(f"acts_with {d.shape} and acts_without {d0.shape} must have the same shape")
+        d = d - d0
+    if d.shape[1] != v.size:
+        raise UserError(f"cav has {v.size} dims but activations have {d.shape[1]}")
+    norms = np.linalg.norm(d, axis=1)
+    keep = norms > 0
+    if not keep.any():
+        raise UserError("every ground-truth difference is zero; the concept does not change these "
+                        "activations")
+    return float(np.mean(d[keep] @ v / (norms[keep] * np.linalg.norm(v))))
+
+
+def concept_auc(cav: Any, acts: Any, labels: Any) -> float:
+    """ROC-AUC of the concept scores CAV·a for telling concept (t = 1) from non-concept samples."""
+    from sklearn.metrics import roc_auc_score
+    v = _vec(cav)
+    a = check_acts(acts)
+    t = check_labels(labels, a.shape[0], binary=True)
+    if a.shape[1] != v.size:
+        raise UserError(f"cav has {v.size} dims but acts has {a.shape[1]}")
+    return float(roc_auc_score(t, a @ v))
