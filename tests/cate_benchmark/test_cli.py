@@ -88,8 +88,8 @@ def test_eval_bad_input_exits_2_with_one_line(trial, cli, args, needle):
 @pytest.mark.skipif(importlib.util.find_spec("causaldata") is None, reason="needs the causaldata package")
 def test_run_writes_a_table_and_prints_the_summaries(tmp_path, cli):
     out = tmp_path / "t.csv"
-    code, stdout, err = cli("run", "--datasets", "social_insure", "--learners", "t.lasso,dml.lasso,zero", "--backend",
-             "serial", "--out", str(out))
+    code, stdout, err = cli("run", "--datasets", "social_insure", "--learners", "t.lasso,dml.lasso,zero",
+                            "--backend", "serial", "--out", str(out))
     assert code == 0, err
     t = pd.read_csv(out)
     assert set(t["learner"]) == {"t.lasso", "dml.lasso", "zero"} and t["variant"].nunique() == 2
