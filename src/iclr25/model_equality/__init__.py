@@ -28,6 +28,7 @@ from iclr25.model_equality.pvalues import (
     composite_test,
     empirical_pvalue,
     permutation_null,
+    pool_test,
     two_sample_test,
 )
 from iclr25.model_equality.statistics import (
@@ -52,5 +53,5 @@ __all__ = [
     "HammingMMDGram", "L1Stat", "NullSimulator", "OneHotMMD", "PoolSampler", "PowerResult", "Statistic",
     "TestResult", "all_substrings_kernel", "audit_endpoint", "composite_test", "concat", "empirical_pvalue",
     "encode_chars", "encode_tokens", "estimate_power", "get_statistic", "hamming_gram", "mmd_distance",
-    "permutation_null", "read_jsonl", "samples_from_rows", "two_sample_test",
+    "permutation_null", "pool_test", "read_jsonl", "samples_from_rows", "two_sample_test",
 ]

@@ -74,7 +74,7 @@ class SimConfig:
     short_L: int = 5  # the short task of the length claim
     n_per_prompt: tuple[int, ...] = (10, 20, 50, 100)  # N / m
     pool_ref: int = 500  # reference completions per prompt (null simulation draws from these)
-    pool_alt: int = 250  # completions per prompt for each alternative
+    pool_alt: int = 300  # completions per prompt for each alternative (the audit simulates fp16 nulls)
     sims: int = 100  # Monte-Carlo simulations per power estimate
     b: int = 1000  # null simulations
     alpha: float = 0.05
@@ -91,7 +91,7 @@ class SimConfig:
 
 
 PROFILE_CONFIGS = {
-    "smoke": SimConfig(m=4, L=20, n_per_prompt=(5, 10), pool_ref=40, pool_alt=25, sims=10, b=50,
+    "smoke": SimConfig(m=4, L=20, n_per_prompt=(5, 10), pool_ref=60, pool_alt=40, sims=10, b=50,
                        perm_sims=5, perm_b=20, audit_reps=2, lm_steps=30, lm_hidden=32, corpus_chars=40_000,
                        finetune_steps=5),
     "quick": SimConfig(m=10, n_per_prompt=(10, 20, 40), pool_ref=300, pool_alt=150, sims=100, b=400,

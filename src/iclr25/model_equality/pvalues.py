@@ -173,6 +173,21 @@ def two_sample_test(p: CompletionSample, q: CompletionSample, statistic: str | S
     return TestResult(float(obs), empirical_pvalue(obs, null_stats), alpha, pvalue, b)
 
 
+def pool_test(ref_pool: CompletionSample, q: CompletionSample, statistic: str | Statistic = "hamming",
+              b: int = 1000, alpha: float = 0.05, seed: int = 0) -> TestResult:
+    """Null-simulation test when all you have is one pool of reference completions: the reference
+    sample is a random draw from the pool with q's per-prompt counts, and the null is simulated by
+    drawing disjoint pairs of such samples from the pool (needs >= 2x q's count for every prompt).
+    """
+    _validate(ref_pool, q, b, alpha)
+    rng = np.random.default_rng([seed, 9])
+    counts = q.counts()
+    (idx,) = PoolSampler(ref_pool).draw([counts], rng)
+    null = NullSimulator(ref_pool, statistic, b=b, seed=seed)
+    PoolSampler(ref_pool).draw([counts, counts], rng)  # fail early, naming the prompt, if the pool is short
+    return two_sample_test(ref_pool.subset(idx), q, statistic, "null", b, alpha, seed, null)
+
+
 def composite_test(refs: list[CompletionSample], q: CompletionSample, statistic: str | Statistic = "hamming",
                    pvalue: str = "permutation", b: int = 1000, alpha: float = 0.05, seed: int = 0,
                    nulls: list[NullSimulator] | None = None) -> tuple[TestResult, list[TestResult]]:
