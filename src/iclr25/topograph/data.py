@@ -54,14 +54,18 @@ def curvilinear_gt(rng: np.random.Generator, size: int) -> np.ndarray:
 
 def membranes_gt(rng: np.random.Generator, size: int) -> np.ndarray:
     """Voronoi cell boundaries of random seeds: a connected membrane network with many holes."""
-    n = int(rng.integers(12, 20))
+    n = int(rng.integers(8, 14))
     seeds = rng.uniform(0, size, size=(n, 2))
     yy, xx = np.mgrid[0:size, 0:size]
     _, cell = cKDTree(seeds).query(np.stack([yy.ravel(), xx.ravel()], 1))
     cell = cell.reshape(size, size)
     b = np.zeros((size, size), dtype=bool)
-    b[:, :-1] |= cell[:, :-1] != cell[:, 1:]
-    b[:-1, :] |= cell[:-1, :] != cell[1:, :]
+    h = cell[:, :-1] != cell[:, 1:]
+    v = cell[:-1, :] != cell[1:, :]
+    b[:, :-1] |= h
+    b[:, 1:] |= h          # both sides of a cell change: membranes 2 px wide, like CREMI's
+    b[:-1, :] |= v
+    b[1:, :] |= v
     return b
 
 
