@@ -1,0 +1,134 @@
+"""The search page in a real headless browser (Debian's chromium driven by Playwright) against a real
+uvicorn server on loopback: type a query, move the slider, see highlighted hits and the count change,
+page with "Load more", and download all hits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from iclr25.softmatcha import web
+from iclr25.softmatcha.index import Index
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage"]
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+if not CHROMIUM.is_file():
+    pytest.skip("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="needs the python package playwright (dev extra)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, tiny_emb):
+    import uvicorn
+
+    from iclr25.core.web import create_app
+    root = tmp_path_factory.mktemp("indexes")
+    rng = np.random.default_rng(3)
+    words = ["the", "king", "queen", "prince", "of", "in", "israel", "syria", "went", "out"]
+    lines = [" ".join(rng.choice(words, rng.integers(4, 12))) for _ in range(300)]
+    idx = Index.from_lines(["The King of Israel said", *lines], root / "demo", embeddings=tiny_emb)
+    web.export_embeddings(idx.embeddings, root / "demo")
+    app = create_app(reports_dir=tmp_path_factory.mktemp("reports"), settings={"softmatcha_index_dir": root})
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    deadline = time.time() + 20
+    while not srv.started and time.time() < deadline:
+        time.sleep(0.05)
+    assert srv.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}", idx
+    srv.should_exit = True
+    th.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    profile = tmp_path_factory.mktemp("chromium-profile")  # a fresh user-data-dir, nothing shared
+    with sync_api.sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(str(profile), executable_path=str(CHROMIUM), headless=True,
+                                                   args=FLAGS, accept_downloads=True)
+        ctx.set_default_timeout(15_000)
+        try:
+            yield ctx.new_page()
+        finally:
+            ctx.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _count(page) -> int:
+    return int(page.inner_text("#sm-count").replace(",", ""))
+
+
+def test_search_slider_paging_download(server, page, tmp_path):
+    url, idx = server
+    page.goto(url + "/softmatcha")
+    assert page.locator("#sm-index option").first.get_attribute("value") == "demo"
+
+    # 1. type a query, submit: highlighted KWIC rows and the exact count of the library
+    page.fill("#sm-limit", "5")
+    page.fill("#sm-pattern", "king of israel")
+    page.click("#sm-go")
+    page.wait_for_selector("#sm-hits tbody tr mark.hit")
+    n_high = _count(page)
+    assert n_high == idx.count("king of israel", 0.8) > 0
+    marks = page.locator("#sm-hits tbody mark.hit")
+    assert marks.count() == min(5, n_high)
+    assert marks.first.inner_text().lower().split()[0] in ("king", "queen")
+    assert page.inner_text("#sm-time").endswith("ms")
+    assert page.locator("#sm-variants tbody tr").count() >= 1
+
+    # 2. move the slider down with the keyboard: the page re-searches and the count grows
+    page.focus("#sm-alpha")
+    for _ in range(30):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.body.dataset.alpha === '0.5'")
+    n_low = _count(page)
+    assert page.inner_text("#sm-alpha-out") == "0.50"
+    assert n_low == idx.count("king of israel", 0.5) and n_low > n_high
+
+    # 3. page: "Load more" appends the next 5 rows
+    rows = page.locator("#sm-hits tbody tr")
+    assert rows.count() == 5
+    page.click("#sm-more")
+    page.wait_for_function("document.querySelectorAll('#sm-hits tbody tr').length === 10")
+    expected = idx.search("king of israel", 0.5)[:10]
+    assert [r.inner_text().split("\t")[0] for r in rows.all()] == [str(m.line) for m in expected]
+
+    # 4. download all hits as JSON: every hit, matching the count shown
+    with page.expect_download() as dl:
+        page.click("#sm-dl-json")
+    path = tmp_path / "hits.json"
+    dl.value.save_as(path)
+    body = json.loads(path.read_text())
+    assert body["count"] == n_low == len(body["matches"])
+
+
+def test_bad_query_shows_an_error_not_a_crash(server, page):
+    url, _ = server
+    page.goto(url + "/softmatcha")
+    page.fill("#sm-pattern", "king of israel")
+    page.fill("#sm-alphas", "1, 2")
+    page.click("#sm-go")
+    page.wait_for_function("document.getElementById('sm-status').textContent.startsWith('error')")
+    assert "threshold" in page.inner_text("#sm-status")
