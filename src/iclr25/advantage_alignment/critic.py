@@ -33,8 +33,8 @@ class MLPTimeCritic(nn.Module):
     def __init__(self, obs_dim: int, T: int, hidden: int = 64) -> None:
         super().__init__()
         self.T = T
-        self.net = nn.Sequential(nn.Linear(obs_dim + T, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
-                                 nn.Linear(hidden, 2))
+        self.net = nn.Sequential(nn.Linear(obs_dim + T, hidden), nn.ReLU(),
+                                 nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 2))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         b, T = obs.shape[:2]

@@ -70,7 +70,8 @@ def train(env: str | MarkovGame = "ipd", algo: str = "adalign", opponent: str = 
     ['reward_0', 'reward_1']
     """
     if algo not in ALGOS:
-        raise UserError(f"unknown algo {algo!r}; choose from {', '.join(ALGOS)} (lola: see lola.py, ipd only)")
+        raise UserError(f"unknown algo {algo!r}; choose from {', '.join(ALGOS)} "
+                        "(lola: train_lola_exact, ipd only)")
     if opponent not in OPPONENTS:
         raise UserError(f"unknown opponent {opponent!r}; choose from {', '.join(OPPONENTS)}")
     if batch < 1:
@@ -82,10 +83,12 @@ def train(env: str | MarkovGame = "ipd", algo: str = "adalign", opponent: str = 
     if cfg.algo != algo:
         cfg = replace(cfg, algo=algo)
     first = make_learner(game, cfg, seed)
-    second: Agent = make_learner(game, cfg, seed + 10_007) if opponent == "self" else FixedAgent(game, opponent)
+    second: Agent = (make_learner(game, cfg, seed + 10_007) if opponent == "self"
+                     else FixedAgent(game, opponent))
     gen = torch.Generator().manual_seed(seed)
     hist: dict[str, list[float]] = {"reward_0": [], "reward_1": []}
-    for it in progress(range(iters), f"{game.name} {algo} vs {opponent}", total=iters, disable=not show_progress):
+    label = f"{game.name} {algo} vs {opponent}"
+    for it in progress(range(iters), label, total=iters, disable=not show_progress):
         b = rollout(game, (first, second), batch, gen)
         first.update(b)
         if isinstance(second, Learner):
@@ -99,7 +102,8 @@ def train(env: str | MarkovGame = "ipd", algo: str = "adalign", opponent: str = 
 
 
 @torch.no_grad()
-def evaluate(env: MarkovGame, agents: tuple[Agent, Agent], batch: int = 1024, seed: int = 1) -> dict[str, float]:
+def evaluate(env: MarkovGame, agents: tuple[Agent, Agent], batch: int = 1024,
+             seed: int = 1) -> dict[str, float]:
     """Reward per step of each seat, plus game metrics (own-coin fraction, cooperation rate, welfare)."""
     b = rollout(env, agents, batch, torch.Generator().manual_seed(seed))
     r0, r1 = b.reward_per_step()

@@ -40,8 +40,8 @@ class CoinGame:
     def reset(self, batch: int, gen: torch.Generator) -> Obs:
         self.pos = torch.randint(0, self.grid, (batch, 2, 2), generator=gen)
         self.owner = torch.randint(0, 2, (batch,), generator=gen)
-        self.coin = self._spawn_coin(torch.ones(batch, dtype=torch.bool), torch.zeros(batch, 2, dtype=torch.long),
-                                     gen)
+        everywhere = torch.ones(batch, dtype=torch.bool)
+        self.coin = self._spawn_coin(everywhere, torch.zeros(batch, 2, dtype=torch.long), gen)
         return self._obs()
 
     def set_state(self, pos: torch.Tensor, coin: torch.Tensor, owner: torch.Tensor) -> Obs:
@@ -97,7 +97,8 @@ class CoinGame:
         if kind == "random":
             return rand
         if kind not in ("cooperate", "defect"):
-            raise UserError(f"unknown fixed strategy {kind!r} for coin; choose from cooperate, defect, random")
+            raise UserError(f"unknown fixed strategy {kind!r} for coin; "
+                            "choose from cooperate, defect, random")
         me = obs[:, :n].argmax(-1)
         mine, theirs = obs[:, 2 * n:3 * n], obs[:, 3 * n:]
         has_mine = mine.sum(-1) > 0

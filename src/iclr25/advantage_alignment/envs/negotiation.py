@@ -75,4 +75,5 @@ class NegotiationGame:
             return torch.full_like(own, MAX_PROPOSAL).long()
         if kind == "random":
             return torch.randint(0, MAX_PROPOSAL + 1, tuple(own.shape), generator=gen)
-        raise UserError(f"unknown fixed strategy {kind!r} for negotiation; choose from cooperate, defect, random")
+        raise UserError(f"unknown fixed strategy {kind!r} for negotiation; "
+                        "choose from cooperate, defect, random")
