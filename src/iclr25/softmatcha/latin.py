@@ -12,6 +12,7 @@ user's), index it, and measure inflection recall and precision against known nou
 from __future__ import annotations
 
 import difflib
+import functools
 import gzip
 import hashlib
 import io
@@ -177,6 +178,26 @@ def _resolve_model(models: dict[str, dict[str, Any]], name: str
     return rules, des
 
 
+@functools.lru_cache(maxsize=2)
+def _lexicon(data_dir: str) -> dict[str, list[tuple[int, str, list[str]]]]:
+    """lemmes.la by normalised lemma: [(frequency, quantified form, fields)]."""
+    out: dict[str, list[tuple[int, str, list[str]]]] = {}
+    for line in (Path(data_dir) / "lemmes.la").read_text(encoding="utf-8").splitlines():
+        if line.startswith("!") or "|" not in line:
+            continue
+        fields = line.split("|")
+        key, _, quantified = fields[0].partition("=")
+        freq = int(fields[-1]) if fields[-1].isdigit() else 0
+        lemma = normalise_latin(re.sub(r"\d+$", "", key))
+        out.setdefault(lemma, []).append((freq, quantified or key, fields))
+    return out
+
+
+@functools.lru_cache(maxsize=2)
+def _models(data_dir: str) -> dict[str, dict[str, Any]]:
+    return _parse_models((Path(data_dir) / "modeles.la").read_text(encoding="utf-8"))
+
+
 def collatinus_paradigm(lemma: str, data_dir: str | os.PathLike = COLLATINUS_DIR) -> frozenset[str]:
     """The 12 case forms (sg + pl) of a Latin noun as Collatinus's lexicon generates them, normalised.
     Reads `lemmes.la` (lemma -> model, radicals) and `modeles.la` (model -> endings, with inheritance).
@@ -187,22 +208,14 @@ def collatinus_paradigm(lemma: str, data_dir: str | os.PathLike = COLLATINUS_DIR
     d = Path(data_dir)
     if not (d / "lemmes.la").is_file():
         raise UserError(f"no Collatinus lexicon at {d}: apt-get install collatinus")
-    target = normalise_latin(lemma)
-    entries = []  # homographs (exercitus the noun and the participle): keep the most frequent
-    for line in (d / "lemmes.la").read_text(encoding="utf-8").splitlines():
-        if line.startswith("!") or "|" not in line:
-            continue
-        fields = line.split("|")
-        key, _, quantified = fields[0].partition("=")
-        if normalise_latin(re.sub(r"\d+$", "", key)) == target:
-            freq = int(fields[-1]) if fields[-1].isdigit() else 0
-            entries.append((freq, quantified or key, fields))
+    entries = _lexicon(str(d)).get(normalise_latin(lemma))
     if not entries:
         raise UserError(f"{lemma!r} is not in the Collatinus lexicon")
+    # homographs (exercitus the noun and the participle): keep the most frequent
     entry = max(entries, key=lambda e: e[0])[1:]
     canonical = re.sub(r"\d+$", "", entry[0].split(",")[0])
     fields = entry[1]
-    rules, des = _resolve_model(_parse_models((d / "modeles.la").read_text(encoding="utf-8")), fields[1])
+    rules, des = _resolve_model(_models(str(d)), fields[1])
     radicals: dict[int, list[str]] = {}
     for n, spec in rules.items():
         if spec == "K":
@@ -283,8 +296,8 @@ class LatinConfig:
 
 
 PROFILES = {
-    "smoke": LatinConfig(line_step=60, fasttext=FastTextConfig(vector_size=32, epochs=2, bucket=20_000,
-                                                                  max_n=5)),
+    "smoke": LatinConfig(line_step=100, fasttext=FastTextConfig(vector_size=24, epochs=1, bucket=20_000,
+                                                                   max_n=4)),
     "quick": LatinConfig(line_step=10, fasttext=FastTextConfig(vector_size=48, epochs=3, bucket=100_000,
                                                                   max_n=5)),
     "full": LatinConfig(),

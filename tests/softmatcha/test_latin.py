@@ -1,0 +1,162 @@
+"""Claim C (Latin inflection recall): paradigms (checked against Debian's Collatinus lexicon), the
+recall / precision arithmetic on a corpus with known answers, alpha calibration, and a smoke run."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import numpy as np
+import pytest
+
+from iclr25.core.claims import Verdict
+from iclr25.core.errors import UserError
+from iclr25.core.runtime import RunContext
+from iclr25.softmatcha import latin
+from iclr25.softmatcha.embeddings import Embeddings
+from iclr25.softmatcha.index import Index
+from iclr25.softmatcha.latin import (
+    COLLATINUS_DIR,
+    LATIN_CLAIM,
+    LEMMAS,
+    Lemma,
+    LemmaProbe,
+    calibrate_alpha,
+    collatinus_paradigm,
+    evaluate,
+    is_lookalike,
+    measure_latin,
+    normalise_latin,
+    paradigm,
+)
+
+
+def test_normalisation_folds_case_diacritics_u_v_i_j():
+    assert normalise_latin("Bēllŭm VIVERE Iulius Julius") == "bellum uiuere iulius iulius"
+
+
+def test_paradigms_of_each_declension():
+    assert paradigm("terra") == {"terra", "terram", "terrae", "terras", "terrarum", "terris"}
+    assert paradigm("bellum") == {"bellum", "belli", "bello", "bella", "bellorum", "bellis"}
+    assert paradigm("rex") == {"rex", "regem", "regis", "regi", "rege", "reges", "regum", "regibus"}
+    assert "urbium" in paradigm("urbs") and "corpora" in paradigm("corpus") and "manuum" in paradigm("manus")
+    assert paradigm("res") == {"res", "rem", "rei", "re", "rerum", "rebus"}
+    assert len(latin.EVALUATION_LEMMAS) >= latin.MIN_LEMMAS and len(latin.CALIBRATION_LEMMAS) == 2
+    with pytest.raises(UserError, match="no paradigm for 'pax'"):
+        paradigm("pax")
+
+
+@pytest.mark.skipif(not (COLLATINUS_DIR / "lemmes.la").is_file(),
+                    reason="needs Debian's collatinus lexicon (apt-get install collatinus)")
+@pytest.mark.parametrize("lemma", sorted(LEMMAS))
+def test_paradigms_agree_with_collatinus(lemma):
+    assert paradigm(lemma) == collatinus_paradigm(lemma)
+
+
+def test_collatinus_errors(tmp_path):
+    with pytest.raises(UserError, match="apt-get install collatinus"):
+        collatinus_paradigm("bellum", tmp_path)
+
+
+# ---- the measurement on a corpus with known answers ------------------------------------------------------
+# cos(bellum, .) = belli .9, bello .7, labellum .95 (a look-alike), pax 0
+VEC = {"bellum": [1.0, 0.0], "belli": [0.9, math.sqrt(1 - 0.81)], "bello": [0.7, math.sqrt(1 - 0.49)],
+       "labellum": [0.95, math.sqrt(1 - 0.9025)], "pax": [0.0, 1.0]}
+LINES = ["bellum bellum bellum bellum", "belli belli belli", "bello bello", "labellum", "pax pax pax pax pax"]
+BELLUM = Lemma("bellum", "bell", "2n")
+
+
+@pytest.fixture(scope="module")
+def known(tmp_path_factory):
+    emb = Embeddings.from_arrays(list(VEC), np.array(list(VEC.values())), name="known")
+    return Index.from_lines(LINES, tmp_path_factory.mktemp("lat") / "i", embeddings=emb)
+
+
+def test_recall_and_precision_by_hand(known):
+    p = LemmaProbe(known, BELLUM)
+    s = p.at(0.85)  # soft set {bellum, belli, labellum}: 8 hits, 7 of them forms; 9 form occurrences
+    assert (s.form_occurrences, s.exact_hits, s.soft_hits, s.soft_true) == (9, 4, 8, 7)
+    assert s.recall == pytest.approx(7 / 9) and s.exact_recall == pytest.approx(4 / 9)
+    assert s.precision == pytest.approx(7 / 8)
+    s = p.at(0.6)  # + bello
+    assert (s.recall, s.precision) == (pytest.approx(1.0), pytest.approx(9 / 10))
+    s = p.at(1.0)  # exact: the query form only
+    assert (s.recall, s.precision) == (pytest.approx(4 / 9), 1.0)
+    assert p.false_positives(0.85) == [("labellum", pytest.approx(0.95, abs=1e-6), 1)]
+    assert p.lookalike_share(0.85) == (1, 1)
+    # Step 2 agrees with the Step-1 arithmetic: a one-token search's hits = the soft set's frequency
+    assert known.count("bellum", 0.85) == 8
+
+
+def test_recall_falls_and_precision_rises_with_alpha(known):
+    p = LemmaProbe(known, BELLUM)
+    rs = [p.at(a) for a in np.linspace(0.3, 1.0, 15)]
+    assert all(x.recall >= y.recall for x, y in zip(rs, rs[1:], strict=False))
+    assert rs[-1].precision == 1.0 and rs[0].precision < 1.0
+
+
+def test_calibration_picks_the_best_f1(known):
+    # F1: alpha <= .7: R 1, P .9 -> .947; .85: R 7/9, P 7/8 -> .82; .97: R 4/9, P 1 -> .62
+    assert calibrate_alpha([LemmaProbe(known, BELLUM)], grid=(0.5, 0.65, 0.85, 0.97)) == 0.65
+    res = evaluate(known, calibration=[BELLUM], evaluation=[BELLUM, Lemma("pax", "pac", "3")])
+    assert [s.lemma for s in res["scores"]] == ["bellum", "pax"]
+
+
+def test_lookalikes():
+    assert is_lookalike(LEMMAS["bellum"], "labellum") and is_lookalike(LEMMAS["rex"], "grex")
+    assert not is_lookalike(LEMMAS["bellum"], "pugna") and not is_lookalike(LEMMAS["rex"], "dux")
+
+
+def test_read_corpus_samples_and_normalises(tmp_path):
+    f = tmp_path / "c.txt"
+    f.write_text("Vīrum cano\n\nArma\nIulius Caesar\n")
+    assert latin.read_corpus(f) == ["uirum cano", "arma", "iulius caesar"]
+    assert latin.read_corpus(f, line_step=2) == ["uirum cano", "arma"]
+    with pytest.raises(UserError, match="no Latin corpus"):
+        latin.read_corpus(tmp_path / "missing.txt")
+    with pytest.raises(UserError, match="line_step"):
+        latin.read_corpus(f, line_step=0)
+
+
+# ---- the claim end to end ------------------------------------------------------------------------------
+
+def _finding_is_valid(f):
+    assert f.claim == LATIN_CLAIM.key and f.verdict in set(Verdict) and f.summary
+    for k in ("recall_soft", "recall_exact", "precision", "alpha_calibrated"):
+        assert math.isfinite(f.measured[k]), k
+
+
+def test_missing_corpus_is_not_testable(tmp_path):
+    f = measure_latin("smoke", RunContext(profile="smoke", out_dir=tmp_path), corpus=tmp_path / "none.txt.gz")
+    assert f.verdict is Verdict.NOT_TESTABLE and "none.txt.gz" in f.summary
+    with pytest.raises(UserError, match="unknown profile"):
+        measure_latin("huge", None)
+
+
+def test_users_own_corpus_end_to_end(tmp_path, monkeypatch):
+    """A made-up Latin text: the whole path (fastText training, cache, index, calibration) runs."""
+    monkeypatch.setenv("ICLR25_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(0)
+    forms = sorted(set().union(*(paradigm(x) for x in LEMMAS.values())))
+    fill = ["et", "in", "est", "non", "cum", "ad", "sed", "ut"]
+    text = "\n".join(" ".join(rng.choice(forms + fill * 20, 12)) for _ in range(6000))
+    (tmp_path / "mine.txt").write_text(text)
+    ctx = RunContext(profile="smoke", out_dir=tmp_path / "run")
+    f = measure_latin("smoke", ctx, corpus=tmp_path / "mine.txt")
+    _finding_is_valid(f)
+    assert 1 <= f.measured["n_lemmas"] <= len(latin.EVALUATION_LEMMAS)
+    cached = list((tmp_path / "cache" / "softmatcha" / "latin").glob("vectors-*.npz"))
+    assert len(cached) == 1
+    g = measure_latin("smoke", ctx, corpus=tmp_path / "mine.txt")  # from the cache: same numbers
+    assert g.measured["recall_soft"] == f.measured["recall_soft"] and g.verdict == f.verdict
+    shutil.rmtree(tmp_path / "cache")
+
+
+def test_smoke_on_perseus():
+    path = latin.perseus_path()
+    if not path.is_file():
+        pytest.skip(f"needs the Perseus Latin corpus at {path} (shared data), absent here")
+    f = measure_latin("smoke", RunContext(profile="smoke"))
+    _finding_is_valid(f)
+    assert f.measured["n_lemmas"] >= 5 and f.measured["corpus_tokens"] > 10_000
+    assert "->" in str(f.measured["noise_examples"])
