@@ -73,8 +73,8 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
         if count_matches:
             out.write(f"{limit}\n")
         else:
-            ms = res[:limit]
-            out.write(f"{len({(m.source, m.line) for m in ms})}\n")
+            import numpy as np
+            out.write(f"{np.unique(res.line_indices()[:limit]).size}\n")
     elif variants:
         rows = res.variants()
         out.write(f"{'rank':>4}  {'count':>7}  {'min':>5}  {'mean':>5}  string\n")

@@ -94,6 +94,10 @@ class SearchResult(Sequence[Match]):
         for s in range(0, self.count, step):
             yield from self.index._matches(self, self.positions[s:s + step])
 
+    def line_indices(self) -> np.ndarray:
+        """(count,) 0-based line of every match over the whole index (vectorised, no text read)."""
+        return np.searchsorted(self.index.line_starts, self.positions, side="right") - 1
+
     def token_ids(self) -> np.ndarray:
         """(count, m) type ids of every match (vectorised; no line text needed)."""
         m = len(self.pattern)
