@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from iclr25.core.claims import Verdict
+from iclr25.core.cli import main
 from iclr25.core.registry import load
 from iclr25.core.runtime import RunContext
 from iclr25.hetero_covariance.experiments import CLAIMS, bound_check, epochs_to_reach
@@ -48,17 +49,22 @@ def test_cli_fit_on_a_csv_writes_metrics_and_predictions(csv_path, tmp_path):
     (["--targets", "y1,nope"], "'nope'"),
     (["--targets", "y1,y2", "--loss", "kl9"], "unknown loss"),
     (["--targets", "y1,y2", "--inputs", "label"], "not numeric"),
+    (["--targets", "y1,y2", "--epochs", "0"], "epochs"),
 ])
-def test_cli_bad_input_exits_2_with_one_line(csv_path, args, needle):
-    r = _cli("fit", "--csv", str(csv_path), *args, "--epochs", "1")
-    assert r.returncode == 2
-    lines = [ln for ln in r.stderr.strip().splitlines() if ln.strip()]
-    assert len(lines) == 1 and needle in lines[0], r.stderr
+def test_cli_bad_input_exits_2_with_one_line(csv_path, args, needle, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "hetero_covariance", "fit", "--csv", str(csv_path), *args])
+    assert e.value.code == 2
+    lines = [ln for ln in capsys.readouterr().err.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("iclr25: error:") and needle in lines[0], lines
 
 
-def test_cli_missing_file_exits_2(tmp_path):
-    r = _cli("fit", "--csv", str(tmp_path / "none.csv"), "--targets", "a,b")
-    assert r.returncode == 2 and "not found" in r.stderr
+def test_cli_non_finite_targets_exit_2(tmp_path):
+    p = tmp_path / "nan.csv"
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y1": [1.0, np.nan, 2.0], "y2": [0.0, 1.0, 2.0]})
+    df.to_csv(p, index=False)
+    r = _cli("fit", "--csv", str(p), "--targets", "y1,y2", "--test-fraction", "0")
+    assert r.returncode == 2 and "non-finite" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_bound_check_small():

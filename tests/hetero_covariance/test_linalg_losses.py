@@ -160,3 +160,12 @@ def test_unknown_reduction_raises():
 def test_random_spd_is_spd():
     assert is_spd(random_spd(50, 5, torch.Generator().manual_seed(10)))
     assert not is_spd(torch.tensor(np.diag([1.0, -1.0]))[None])
+
+
+def test_exact_w2_agrees_with_pot_peer():
+    ot = pytest.importorskip("ot", reason="POT (pip install pot) is the peer implementation")
+    g = torch.Generator().manual_seed(11)
+    S1, S2 = random_spd(20, 5, g), random_spd(20, 5, g)
+    m1, m2 = torch.randn(20, 5, dtype=f64), torch.randn(20, 5, dtype=f64)
+    peer = ot.gaussian.bures_wasserstein_distance(m1.numpy(), m2.numpy(), S1.numpy(), S2.numpy(), paired=True)
+    assert np.allclose(exact_w2(m1, S1, m2, S2).numpy(), peer**2, rtol=1e-8, atol=1e-10)

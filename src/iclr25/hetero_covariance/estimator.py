@@ -79,7 +79,8 @@ class HeteroscedasticRegressor(BaseEstimator):
 
     def __init__(self, loss: str = "w2_pseudo", epochs: int = 100, lr: float = 3e-4, batch_size: int = 32,
                  weight_decay: float = 1e-2, blocks: int = 3, latent: int | None = None,
-                 k_neighbours: int = 50, beta: float = 0.5, plateau_factor: float = 0.25,
+                 k_neighbours: int = 50, pl_temperature: float | str = "median", pl_jitter: float = 1e-6,
+                 beta: float = 0.5, plateau_factor: float = 0.25,
                  plateau_patience: int = 10, standardize: bool = True, random_state: int = 0) -> None:
         self.loss = loss
         self.epochs = epochs
@@ -89,6 +90,8 @@ class HeteroscedasticRegressor(BaseEstimator):
         self.blocks = blocks
         self.latent = latent
         self.k_neighbours = k_neighbours
+        self.pl_temperature = pl_temperature
+        self.pl_jitter = pl_jitter
         self.beta = beta
         self.plateau_factor = plateau_factor
         self.plateau_patience = plateau_patience
@@ -136,7 +139,8 @@ class HeteroscedasticRegressor(BaseEstimator):
         labels: tuple[torch.Tensor, torch.Tensor] | None = None
         if self.loss in NEEDS_LABELS:
             t0 = time.perf_counter()
-            _, cov_t, root_t = neighbourhood_pseudo_covariance(Xs, Ys, k=self.k_neighbours)  # Algorithm 1
+            _, cov_t, root_t = neighbourhood_pseudo_covariance(  # Algorithm 1, on standardised data
+                Xs, Ys, k=self.k_neighbours, temperature=self.pl_temperature, jitter=self.pl_jitter)
             hist.pseudo_label_s = time.perf_counter() - t0
             labels = (torch.as_tensor(cov_t, dtype=torch.float32),
                       torch.as_tensor(root_t, dtype=torch.float32))
