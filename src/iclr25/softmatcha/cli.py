@@ -134,10 +134,10 @@ def index(
         idx = Index.build(output, files=files, embeddings=emb, tokenizer=tokenizer, overwrite=force)
     for w in caught:
         typer.echo(f"iclr25: warning: {w.message}", err=True)
+    bpt = idx.bytes_per_token()
     typer.echo(f"indexed {idx.n_tokens} tokens, {idx.n_lines} lines, {idx.meta['n_types']} types "
                f"({idx.meta['n_oov_types']} without embedding) in {idx.meta['build_seconds']:.2f} s; "
-               f"{idx.bytes_per_token():.2f} B/token (+ text {idx.bytes_per_token(True) - idx.bytes_per_token():.2f})"
-               f" -> {output}", err=True)
+               f"{bpt:.2f} B/token (+ text {idx.bytes_per_token(True) - bpt:.2f}) -> {output}", err=True)
 
 
 @app.command()
@@ -186,7 +186,8 @@ def grep(
 
 @app.command()
 def info(index_path: Annotated[str, typer.Argument(metavar="INDEX", help="index folder or 'kjv'")],
-         verify: Annotated[bool, typer.Option("--verify", help="check every file's SHA-256")] = False) -> None:
+         verify: Annotated[bool, typer.Option("--verify", help="check every file's SHA-256")] = False
+         ) -> None:
     """Describe an index (and verify its checksums with --verify)."""
     from iclr25.softmatcha.index import Index
     idx = _index_for(index_path) if not verify else Index.load(index_path, verify="full")
