@@ -138,7 +138,7 @@ def test_sources_and_line_numbers_per_file(tiny_emb, tmp_path):
 
 def test_from_token_ids_matches_text_build(tiny_words, tiny_emb, tmp_path):
     words = tiny_words
-    ids = np.array([words.index(w) for w in "the king of israel the queen of syria".split()])
+    ids = np.array([words.index(w) for w in ["the", "king", "of", "israel", "the", "queen", "of", "syria"]])
     a = Index.from_token_ids(ids, np.array([4, 4]), words, tmp_path / "a", tiny_emb)
     b = Index.from_lines(["the king of israel", "the queen of syria"], tmp_path / "b", embeddings=tiny_emb)
     for q, alpha in [("king of israel", 0.9), ("the", 1.0)]:
