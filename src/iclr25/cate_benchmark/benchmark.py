@@ -83,14 +83,15 @@ def run_variant(v: Variant) -> list[dict]:
     rows = []
     for name in v.learners:
         spec = LEARNERS.get(name)
+        model = make_learner(name, base)
         row = {"dataset": v.dataset, "nonlinearity": g.nonlinearity, "treat_share": g.treat_share,
                "n_train_target": g.n_train, "n_train": len(tr), "n_eval": n_eval, "rep": v.rep,
                "variant": f"{v.dataset}/{g.label}/r{v.rep}", "learner": name,
-               "family": spec.family if spec else "peer", "orthogonal": bool(spec and spec.orthogonal),
-               "constant": bool(spec and spec.constant), "error": ""}
+               "family": spec.family if spec else "peer", "orthogonal": bool(model.orthogonal),
+               "constant": bool(model.constant), "error": ""}
         t0 = time.perf_counter()
         try:
-            tau = make_learner(name, base).fit(Xtr, wtr, ytr).effect(Xev)
+            tau = model.fit(Xtr, wtr, ytr).effect(Xev)
             ht, dr = q_hat(tau, yev, wev, eev, "ht"), q_hat(tau, yev, wev, eev, "dr", mu0=mu0, mu1=mu1)
             row.update(q_hat=ht.value, se=ht.se, q_hat_dr=dr.value, se_dr=dr.se,
                        tau_mean=float(tau.mean()), tau_sd=float(tau.std()))
