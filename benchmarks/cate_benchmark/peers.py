@@ -31,7 +31,8 @@ def main() -> None:
     Xtr, wtr, ytr, _, coefs = simulate(Xreal, a.n_train, rng, cfg, e=0.5)
     Xev, wev, yev, tau, _ = simulate(Xreal, a.n_eval, rng, cfg, e=0.5, coefs=coefs)
     print(f"RandHIE covariates, simulated τ (sd {tau.std():.2f}); n_train {a.n_train}, n_eval {a.n_eval}")
-    print(f"{'ours':12s} {'peer':18s} {'fit s (ours/peer)':>20s} {'MSE (ours/peer)':>18s} {'Q̂ (ours/peer)':>18s}")
+    print(f"{'ours':12s} {'peer':18s} {'fit s (ours/peer)':>20s} {'MSE (ours/peer)':>18s} "
+          f"{'Q̂ (ours/peer)':>18s}")
     for ours, peer in PAIRS:
         res = []
         for name in (ours, peer):
