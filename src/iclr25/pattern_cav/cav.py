@@ -3,7 +3,7 @@ and the filter baselines (linear SVM, ridge, lasso, logistic regression) it is c
 
 A filter CAV is the weight vector of a linear model that *separates* concept from non-concept
 activations; a pattern CAV is the direction along which activations *change* with the concept
-(Haufe et al. 2014's "filters vs patterns"; Pahde et al. 2025, Sec. 3).
+(Haufe et al. 2014's "filters vs patterns"; Pahde et al. 2025, method section).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from iclr25.core.errors import UserError
 METHODS = ("pattern", "mean", "fastcav", "svm", "ridge", "lasso", "logistic")
 FILTER_METHODS = ("svm", "ridge", "lasso", "logistic")
 
-# Paper defaults (official config; Sec. 4 / App.): hyper-parameter grid 10^-5 ... 10^4, 5-fold CV.
+# Paper defaults (official code's config): hyper-parameter grid 10^-5 ... 10^4, 5-fold CV.
 PAPER_GRID = tuple(10.0 ** k for k in range(-5, 5))
 
 
@@ -111,7 +111,7 @@ def _unit(v: np.ndarray, method: str) -> np.ndarray:
 def pattern_vector(acts: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Un-normalised pattern h of the generative model a_i = h t_i + b + eps_i.
 
-    Least squares over (h, b) gives h = Cov[a, t] / Var[t] (Eq. 4 of the paper); for 0/1 labels this
+    Least squares over (h, b) gives h = Cov[a, t] / Var[t] (the paper's pattern CAV); for 0/1 labels this
     is exactly mu_1 - mu_0, the difference of class means.
     """
     tc = t - t.mean()

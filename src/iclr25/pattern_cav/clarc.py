@@ -85,10 +85,10 @@ def reference_mean(cav: Any, acts: Any) -> float:
 
 @dataclass(frozen=True)
 class RRClArCConfig:
-    """Paper defaults (Sec. 4.3 / App.): 10 epochs, SGD lr 5e-4, criterion "all_logits_random",
+    """Paper defaults (official configs): 10 epochs, SGD lr 5e-4, criterion "all_logits_random",
     gradient aggregation = spatial mean (l2_mean)."""
 
-    lam: float = 1e7  # lambda of Eq. 7; scale depends on activation/gradient magnitudes
+    lam: float = 1e7  # lambda of the RR-ClArC loss; scale depends on activation/gradient magnitudes
     epochs: int = 10
     lr: float = 5e-4
     optimizer: str = "sgd"  # "sgd" | "adam"
@@ -120,7 +120,7 @@ def _params_after(model: nn.Module, layer: str, x: torch.Tensor) -> list[nn.Para
 
 def rr_loss(model: nn.Module, layer: str, cav: torch.Tensor, x: torch.Tensor, y: torch.Tensor,
             lam: float, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """(total loss, right-reason term) of Eq. 7: CE + lam * mean_i (g_i · v)^2 with
+    """(total loss, right-reason term) of the RR-ClArC loss: CE + lam * mean_i (g_i · v)^2 with
     g_i = spatial mean of grad_a sum_c s_ic f_c(x_i), s_ic in {-1, +1} drawn per sample and logit
     (the paper's "all_logits_random" criterion)."""
     store: dict[str, torch.Tensor] = {}

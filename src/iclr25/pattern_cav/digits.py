@@ -1,6 +1,6 @@
 """A controlled-artifact benchmark on scikit-learn's bundled digits (no download): a small CNN learns a
 shortcut (a bright corner patch inserted into most images of one class), and because we can insert the
-patch into any image, every test sample has a ground-truth concept direction a(x~) - a(x) (paper Sec. 4.1,
+patch into any image, every test sample has a ground-truth concept direction a(x~) - a(x). This is
 our CPU stand-in for ISIC "timestamp" / Bone Age "brightness" artifacts)."""
 
 from __future__ import annotations

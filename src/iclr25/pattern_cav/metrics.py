@@ -1,5 +1,5 @@
 """How good a CAV is: cosine alignment with the true concept direction and concept-detection AUC
-(the two metrics of Pahde et al. 2025, Sec. 4.1)."""
+(the two metrics of Pahde et al. 2025's controlled-artifact experiments)."""
 
 from __future__ import annotations
 
