@@ -38,6 +38,8 @@ class CompletionSample:
                              f"got shape {y.shape}")
         if x.size and (x.min() < 0 or x.max() >= self.m):
             raise ValueError(f"prompt ids must lie in [0, {self.m}), got range [{x.min()}, {x.max()}]")
+        if y.size and y.min() < PAD:
+            raise ValueError(f"symbols must be >= {PAD} (the pad symbol), got {y.min()}")
         object.__setattr__(self, "prompt_ids", x)
         object.__setattr__(self, "completions", y)
 

@@ -94,7 +94,7 @@ PROFILE_CONFIGS = {
     "smoke": SimConfig(m=4, L=20, n_per_prompt=(5, 10), pool_ref=60, pool_alt=40, sims=10, b=50,
                        perm_sims=5, perm_b=20, audit_reps=2, lm_steps=30, lm_hidden=32, corpus_chars=40_000,
                        finetune_steps=5),
-    "quick": SimConfig(m=10, n_per_prompt=(10, 20, 40), pool_ref=300, pool_alt=150, sims=100, b=400,
+    "quick": SimConfig(m=25, n_per_prompt=(10, 20, 30), pool_ref=200, pool_alt=100, sims=100, b=400,
                        perm_sims=100, perm_b=100, audit_reps=10, lm_steps=600),
     "full": SimConfig(),
 }
@@ -176,27 +176,34 @@ def build_pools(cfg: SimConfig, seed: int) -> tuple[dict[str, CompletionSample],
 class Cell:
     test: str
     L: int
-    n_per_prompt: int
+    n_per_prompt: tuple[int, ...]
     seed: int
     cfg: SimConfig
     pools: dict = field(repr=False, hash=False, compare=False)
 
 
-def power_cell(cell: Cell) -> dict[str, float]:
-    """Power of one test at one (L, N) against every endpoint; one cached null for all of them.
-    Also reports whether the null is degenerate (the statistic constant under H0)."""
+def power_cell(cell: Cell) -> dict[int, dict[str, float]]:
+    """Power of one test at one L against every endpoint and every N; one cached null per N, shared by
+    all endpoints. Also reports whether the null is degenerate (the statistic constant under H0)."""
+    from iclr25.model_equality.encoding import concat
+    from iclr25.model_equality.statistics import get_statistic
     cfg = cell.cfg
+    stat = get_statistic(cell.test)
     ref = cell.pools["ref"].truncate(cell.L)
-    n = cell.n_per_prompt * cfg.m
-    null = NullSimulator(ref, cell.test, b=cfg.b, seed=cell.seed)
-    null_stats = null.null_iid(n, n)
-    spread = float(np.ptp(null_stats))
-    degenerate = spread <= 1e-9 * max(1.0, float(np.abs(null_stats).max()))
-    out: dict[str, float] = {"null_degenerate": float(degenerate)}
+    null = NullSimulator(ref, stat, b=cfg.b, seed=cell.seed)
+    out: dict[int, dict[str, float]] = {}
+    for npp in cell.n_per_prompt:
+        null_stats = null.null_iid(npp * cfg.m, npp * cfg.m)
+        spread = float(np.ptp(null_stats))
+        degenerate = spread <= 1e-9 * max(1.0, float(np.abs(null_stats).max()))
+        out[npp] = {"null_degenerate": float(degenerate)}
     for name in ("same", *DISTORTIONS):
-        res = estimate_power(ref, cell.pools[name].truncate(cell.L), n, cell.test, sims=cfg.sims, b=cfg.b,
-                             alpha=cfg.alpha, seed=cell.seed, null=null)
-        out[name] = res.power
+        alt = cell.pools[name].truncate(cell.L)
+        prep = stat.prepare(concat(ref, alt))
+        for npp in cell.n_per_prompt:
+            res = estimate_power(ref, alt, npp * cfg.m, stat, sims=cfg.sims, b=cfg.b, alpha=cfg.alpha,
+                                 seed=cell.seed, null=null, prepared=prep)
+            out[npp][name] = res.power
     return out
 
 
@@ -222,12 +229,11 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
     cfg = PROFILE_CONFIGS[profile]
     with timer() as t_pool:
         pools, info = build_pools(cfg, ctx.seed)
-    cells = [Cell(test, cfg.L, n, ctx.seed, cfg, pools) for test in TESTS for n in cfg.n_per_prompt]
-    n0 = cfg.n_per_prompt[0]
-    cells += [Cell(test, cfg.short_L, n0, ctx.seed, cfg, pools) for test in TESTS]
+    cells = [Cell(test, cfg.L, cfg.n_per_prompt, ctx.seed, cfg, pools) for test in TESTS]
+    cells += [Cell(test, cfg.short_L, cfg.n_per_prompt[:1], ctx.seed, cfg, pools) for test in TESTS]
     with timer() as t_power:
         results = ctx.map(power_cell, cells, description="model_equality power")
-    power = {(c.test, c.L, c.n_per_prompt): r for c, r in zip(cells, results, strict=True)}
+    power = {(c.test, c.L, n): r[n] for c, r in zip(cells, results, strict=True) for n in c.n_per_prompt}
     perm_fpr = permutation_level(pools, cfg, ctx.seed)
     audit = _audit(pools, cfg, ctx.seed)
     figures = _figure(power, cfg, ctx)

@@ -25,11 +25,13 @@ class PowerResult:
 
 def estimate_power(pool_p: CompletionSample, pool_q: CompletionSample, n: int,
                    statistic: str | Statistic = "hamming", sims: int = 100, b: int = 1000,
-                   alpha: float = 0.05, seed: int = 0, null: NullSimulator | None = None) -> PowerResult:
+                   alpha: float = 0.05, seed: int = 0, null: NullSimulator | None = None,
+                   prepared=None) -> PowerResult:
     """Rejection rate of the test of P (pool_p) against Q (pool_q) with N = n pairs each side.
 
     Pass the same `null` for every alternative: it is simulated once from pool_p and cached. With
-    pool_q a second, independent pool of P itself, the result is the false-positive rate.
+    pool_q a second, independent pool of P itself, the result is the false-positive rate. `prepared`
+    may carry `statistic.prepare(concat(pool_p, pool_q))` to reuse it across several n.
 
     >>> from iclr25.model_equality.encoding import encode_chars
     >>> rng = np.random.default_rng(0)
@@ -41,7 +43,7 @@ def estimate_power(pool_p: CompletionSample, pool_q: CompletionSample, n: int,
     stat = get_statistic(statistic)
     null = null or NullSimulator(pool_p, stat, b=b, seed=seed)
     null_stats = null.null_iid(n, n)
-    prep = stat.prepare(concat(pool_p, pool_q))
+    prep = prepared if prepared is not None else stat.prepare(concat(pool_p, pool_q))
     sp, sq = PoolSampler(pool_p), PoolSampler(pool_q)
     rng = np.random.default_rng([seed, 3, n])
     pvals = np.empty(sims)

@@ -50,23 +50,36 @@ class PoolSampler:
     def __init__(self, pool: CompletionSample) -> None:
         self.pool = pool
         self.sizes = pool.counts()
+        k_max = max(int(self.sizes.max()), 1) if pool.m else 1
+        self.table = np.full((pool.m, k_max), -1, dtype=np.int64)  # (m, K_max) pool rows per prompt
+        order = np.argsort(pool.prompt_ids, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
+        col = np.arange(pool.N) - starts[pool.prompt_ids[order]]
+        self.table[pool.prompt_ids[order], col] = order
 
     def draw(self, counts: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
         """For each count vector (m,), indices into the pool, disjoint across the vectors."""
         need = np.stack([np.asarray(c, dtype=np.int64) for c in counts])  # (k, m)
-        short = np.flatnonzero(need.sum(axis=0) > self.sizes)
+        total = need.sum(axis=0)
+        short = np.flatnonzero(total > self.sizes)
         if short.size:
             x = int(short[0])
             raise UserError(f"prompt {x}: the pool has {self.sizes[x]} completions but "
-                            f"{need[:, x].sum()} are needed; give more reference samples or a smaller N")
-        x = self.pool.prompt_ids
-        order = np.argsort(x + rng.random(x.size), kind="stable")  # grouped by prompt, shuffled within
-        xs = x[order]
-        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
-        rank = np.arange(x.size) - starts[xs]  # position of each row within its prompt's group
+                            f"{total[x]} are needed; give more reference samples or a smaller N")
+        t = int(total.max()) if total.size else 0
+        if t == 0:
+            return [np.zeros(0, dtype=np.int64) for _ in counts]
+        # The t smallest of i.i.d. uniform keys, in key order, are a uniformly random ordered subset.
+        keys = rng.random(self.table.shape)
+        keys[self.table < 0] = 2.0
+        part = np.argpartition(keys, t - 1, axis=1)[:, :t] if t < keys.shape[1] else \
+            np.broadcast_to(np.arange(keys.shape[1]), keys.shape)
+        part = np.take_along_axis(part, np.argsort(np.take_along_axis(keys, part, 1), axis=1), 1)
+        rows = np.take_along_axis(self.table, part, 1)  # (m, t)
         hi = np.cumsum(need, axis=0)
         lo = hi - need
-        return [order[(rank >= lo[k][xs]) & (rank < hi[k][xs])] for k in range(len(need))]
+        rank = np.arange(rows.shape[1])[None, :]
+        return [rows[(rank >= lo[k][:, None]) & (rank < hi[k][:, None])] for k in range(len(need))]
 
 
 def iid_counts(n: int, m: int, rng: np.random.Generator) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from iclr25.core.errors import UserError
-from iclr25.model_equality.encoding import CompletionSample, concat
+from iclr25.model_equality.encoding import PAD, CompletionSample, concat
 
 DENOMINATORS = ("paper", "pairs")
 
@@ -90,8 +90,7 @@ class HammingMMD(Statistic):
         _check_denominator(self.denominator)
         y = pooled.completions
         rows, L = y.shape  # noqa: N806
-        _, sym = np.unique(y, return_inverse=True)
-        sym = sym.reshape(rows, L)
+        sym = y - PAD  # symbols >= PAD, so sym >= 0
         n_sym = int(sym.max()) + 1 if sym.size else 1
         raw = (pooled.prompt_ids[:, None] * L + np.arange(L)[None, :]) * n_sym + sym  # (rows, L)
         uniq, dense = np.unique(raw, return_inverse=True)
