@@ -97,6 +97,22 @@ def mrr(score_sets: list[np.ndarray], oracle_sets: list[np.ndarray]) -> float:
     return float(np.mean([reciprocal_rank(s, o) for s, o in zip(score_sets, oracle_sets, strict=True)]))
 
 
+def per_dataset(table: pd.DataFrame, col: str = "q_hat") -> pd.DataFrame:
+    """Per dataset: degenerate rate, and the heterogeneity the best model reveals. Since
+    −Q(τ̂) = E[τ²] − MSE(τ̂) ≤ E[τ²], −min Q̂ is a lower estimate of E[τ²], and −Q̂ of the constant model
+    dml.lasso is about ATE²; their gap is the variance of τ the models could find (reviewers asked for it)."""
+    rows = []
+    for name, t in _scored(table, col).groupby("dataset"):
+        h = _heterogeneous(t)
+        best = t[t["learner"] != "zero"].groupby("variant")[col].min()
+        const = t[t["learner"] == CONSTANT_BASELINE].groupby("variant")[col].mean()
+        rows.append({"dataset": name, "variants": t["variant"].nunique(),
+                     "degenerate_rate": float((h[col] >= 0).mean()) if len(h) else float("nan"),
+                     "neg_best_q_hat": float(-best.mean()), "neg_constant_q_hat": float(-const.mean()),
+                     "winner_mode": winners(t, col).mode().iloc[0] if len(best) else ""})
+    return pd.DataFrame(rows)
+
+
 def summarize(table: pd.DataFrame, col: str = "q_hat") -> dict[str, float]:
     """The headline numbers of a benchmark table."""
     n_var = table["variant"].nunique()
@@ -104,7 +120,8 @@ def summarize(table: pd.DataFrame, col: str = "q_hat") -> dict[str, float]:
         "variants": n_var,
         "estimates": int(len(_heterogeneous(table))),
         "degenerate_rate": degenerate_rate(table, col),
-        "significant_degenerate_share": significant_degenerate_share(table, col),
+        "significant_degenerate_share": significant_degenerate_share(table, col,
+                                                                     "se_dr" if col == "q_hat_dr" else "se"),
         "useful_variant_share": len(useful_variants(table, col)) / n_var if n_var else float("nan"),
         "worse_than_constant_rate": worse_than_constant_rate(table, col),
         "orthogonal_win_share": orthogonal_win_share(table, col),
