@@ -14,6 +14,7 @@ from iclr25.cate_benchmark.summaries import (
     degenerate_rate,
     mrr,
     orthogonal_win_share,
+    per_dataset,
     summarize,
     win_share,
     worse_than_constant_rate,
@@ -81,6 +82,15 @@ def test_summaries_on_a_hand_made_table():
     assert avg_rank(t)["s.lasso"] == pytest.approx((1 + 4) / 2)
     s = summarize(t)
     assert s["variants"] == 2 and s["useful_variant_share"] == 0.5 and s["failed_fits"] == 0
+
+
+def test_per_dataset_reports_heterogeneity_bounds():
+    t = _table()
+    t["dataset"] = "d"
+    row = per_dataset(t).iloc[0]
+    assert row["variants"] == 2 and row["degenerate_rate"] == pytest.approx(4 / 6)
+    assert row["neg_best_q_hat"] == pytest.approx((2.0 + 0.1) / 2)  # −min Q̂ per variant, averaged
+    assert row["neg_constant_q_hat"] == pytest.approx((1.0 + 0.1) / 2)
 
 
 def test_mrr():
