@@ -88,6 +88,7 @@ def test_kwic_and_variants(capsys, corpus):
 def test_no_match_exits_one(capsys, corpus):
     code, out, _ = cli(capsys, "search", str(corpus / "a.smidx"), "purple elephants", "-t", "1")
     assert (code, out) == (1, "")
+    assert cli(capsys, "search", str(corpus / "a.smidx"), "king of israel", "-q")[:2] == (0, "")
 
 
 def test_grep_without_index(capsys, corpus):

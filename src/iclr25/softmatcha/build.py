@@ -252,7 +252,7 @@ def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[s
     if word_ids.size == 0:
         raise UserError("the corpus is empty: no tokens")
     used = np.bincount(word_ids, minlength=len(words)) > 0
-    lut = np.cumsum(used, dtype=np.int64)  # word id -> type id (1-based: type 0 is the separator)
+    lut = np.cumsum(used, dtype=np.uint32)  # word id -> type id (1-based: type 0 is the separator)
     vocab = [SEP_TOKEN] + [words[i] for i in np.flatnonzero(used)]
     n_lines = int(line_lengths.size)
     n_positions = int(word_ids.size) + n_lines + 1
@@ -263,7 +263,7 @@ def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[s
         tokens = np.memmap(tmp / "tokens.bin", dtype=np.uint32, mode="w+", shape=(n_positions,))
         is_tok = np.ones(n_positions, dtype=bool)
         is_tok[seps] = False
-        tokens[is_tok] = lut[word_ids].astype(np.uint32)
+        tokens[is_tok] = lut[word_ids]
         tokens[seps] = 0
         tokens.flush()
         del tokens, is_tok

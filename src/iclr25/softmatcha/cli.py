@@ -34,6 +34,7 @@ Variants = Annotated[bool, typer.Option("--variants", help="table of distinct ma
 MaxCount = Annotated[int | None, typer.Option("--max-count", "-m", help="stop after this many matches")]
 Color = Annotated[str, typer.Option("--color", help="auto, always or never")]
 Stats = Annotated[bool, typer.Option("--stats", help="print hits and search time to stderr")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="print nothing; the exit code says if found")]
 
 
 def _thresholds(raw: str | None) -> float | list[float] | None:
@@ -57,7 +58,7 @@ def _index_for(path: str):
 
 def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_matching: bool, count: bool,
           count_matches: bool, json_out: bool, kwic: bool, sort: str, width: int, variants: bool,
-          max_count: int | None, color: str, stats: bool) -> None:
+          max_count: int | None, color: str, stats: bool, quiet: bool = False) -> None:
     from iclr25.core.errors import UserError
     if color not in ("auto", "always", "never"):
         raise UserError(f"--color must be auto, always or never, got {color!r}")
@@ -69,7 +70,9 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
     hi = (lambda s: f"\x1b[1;31m{s}\x1b[0m") if use_color else (lambda s: s)
     limit = res.count if max_count is None else min(max_count, res.count)
     out = sys.stdout
-    if count or count_matches:
+    if quiet:
+        pass
+    elif count or count_matches:
         if count_matches:
             out.write(f"{limit}\n")
         else:
@@ -148,13 +151,14 @@ def search(
     only_matching: OnlyMatching = False, count: Count = False, count_matches: CountMatches = False,
     json_out: Json = False, kwic: Kwic = False, sort: Sort = "none", width: Width = 40,
     variants: Variants = False, max_count: MaxCount = None, color: Color = "auto", stats: Stats = False,
+    quiet: Quiet = False,
 ) -> None:
     """Search an index for PATTERN: every window whose tokens are each close enough to the pattern's."""
     idx = _index_for(index_path)
     res = idx.search(pattern, _thresholds(threshold), warn=False)
     _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
           count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
-          variants=variants, max_count=max_count, color=color, stats=stats)
+          variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet)
 
 
 @app.command()
@@ -165,6 +169,7 @@ def grep(
     only_matching: OnlyMatching = False, count: Count = False, count_matches: CountMatches = False,
     json_out: Json = False, kwic: Kwic = False, sort: Sort = "none", width: Width = 40,
     variants: Variants = False, max_count: MaxCount = None, color: Color = "auto", stats: Stats = False,
+    quiet: Quiet = False,
     emb: Annotated[str, typer.Option("--emb", help="embeddings name or word2vec text file")] = "glove-6b-50d",
     tokenizer: Annotated[str, typer.Option("--tokenizer", help="word or moses")] = "word",
 ) -> None:
@@ -181,7 +186,8 @@ def grep(
                    "(replaced by U+FFFD)", err=True)
     _emit(res, line_number=line_number, with_filename=with_filename or len(res.index.meta["sources"]) > 1,
           only_matching=only_matching, count=count, count_matches=count_matches, json_out=json_out,
-          kwic=kwic, sort=sort, width=width, variants=variants, max_count=max_count, color=color, stats=stats)
+          kwic=kwic, sort=sort, width=width, variants=variants, max_count=max_count, color=color, stats=stats,
+          quiet=quiet)
 
 
 @app.command()
