@@ -1,0 +1,167 @@
+"""Load test of the served SoftMatcha API: `iclr25 serve` in its own process on 127.0.0.1, and 1, 8 and 32
+concurrent clients firing searches at /api/softmatcha/search over loopback. Every level is bounded in
+request count and in time, and stops by itself. Reports p50 / p99 latency, throughput, errors, and lost
+responses (a response that never came, or whose hit count differs from the library's for that query).
+
+    .venv/bin/python benchmarks/softmatcha/load.py [--requests 200] [--seconds 20] [--clients 1 8 32]
+
+Corpus: the KJV demo index (GloVe 6B 50-d), built into the cache on first use."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+QUERIES = [  # (pattern, threshold): rare, medium and frequent classes, soft and exact
+    ("a still small voice", 0.8), ("sackcloth and ashes", 0.8), ("the king of israel", 0.8),
+    ("the son of man", 0.8), ("the land of egypt", 0.9), ("the king of israel", 1.0),
+    ("and he said", 0.9), ("unto them", 0.85),
+]
+HOST = "127.0.0.1"  # loopback only
+
+
+@dataclass
+class Level:
+    clients: int
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    lost: int = 0
+    sent: int = 0
+    seconds: float = 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def start_server(index_dir: str, port: int) -> subprocess.Popen:
+    env = dict(os.environ, ICLR25_NO_PROGRESS="1")
+    cmd = [sys.executable, "-m", "iclr25.core.cli", "serve", "--host", HOST, "--port", str(port),
+           "--indexes", index_dir]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_ready(base: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    import httpx
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            if httpx.get(base + "/api/softmatcha/indexes", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("server did not become ready")
+
+
+def run_level(base: str, index: str, clients: int, n_requests: int, seconds: float,
+              expected: dict[tuple[str, float], int]) -> Level:
+    import httpx
+    lv = Level(clients)
+    lock = threading.Lock()
+    counter = iter(range(n_requests))
+    deadline = time.perf_counter() + seconds
+
+    def worker() -> None:
+        with httpx.Client(base_url=base, timeout=30) as c:
+            while time.perf_counter() < deadline:
+                with lock:
+                    i = next(counter, None)
+                    if i is None:
+                        return
+                    lv.sent += 1
+                pattern, a = QUERIES[i % len(QUERIES)]
+                t0 = time.perf_counter()
+                try:
+                    r = c.get("/api/softmatcha/search", params={"index": index, "pattern": pattern,
+                                                                 "threshold": a, "limit": 50})
+                except httpx.HTTPError:
+                    with lock:
+                        lv.lost += 1
+                    continue
+                dt = time.perf_counter() - t0
+                with lock:
+                    if r.status_code != 200:
+                        lv.errors += 1
+                    elif r.json()["count"] != expected[(pattern, a)]:
+                        lv.lost += 1
+                    else:
+                        lv.latencies.append(dt)
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        for f in [pool.submit(worker) for _ in range(clients)]:
+            f.result()
+    lv.seconds = time.perf_counter() - t0
+    return lv
+
+
+def pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    ap.add_argument("--requests", type=int, default=200, help="requests per level (upper bound)")
+    ap.add_argument("--seconds", type=float, default=20.0, help="time limit per level")
+    args = ap.parse_args(argv)
+    if max(args.clients) > 64 or args.requests > 5000 or args.seconds > 120:
+        ap.error("bounded load only: at most 64 clients, 5000 requests and 120 s per level")
+
+    from iclr25.softmatcha.demo import kjv_index
+    idx = kjv_index()
+    expected = {(p, a): idx.count(p, a) for p, a in QUERIES}
+    port = free_port()
+    base = f"http://{HOST}:{port}"
+    proc = start_server(str(idx.path.parent), port)
+    try:
+        wait_ready(base, proc)
+        run_level(base, idx.path.name, 1, len(QUERIES), 30, expected)  # warm-up: open the index, caches
+        levels = [run_level(base, idx.path.name, n, args.requests, args.seconds, expected)
+                  for n in args.clients]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+    print(f"SoftMatcha API under load: KJV ({idx.n_tokens:,} tokens), {len(QUERIES)} queries in rotation, "
+          f"loopback, one server process")
+    print(f"{'clients':>7} {'requests':>8} {'ok':>6} {'errors':>6} {'lost':>5} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'req/s':>7}")
+    bad = 0
+    for lv in levels:
+        ok = len(lv.latencies)
+        print(f"{lv.clients:>7} {lv.sent:>8} {ok:>6} {lv.errors:>6} {lv.lost:>5} "
+              f"{1000 * pct(lv.latencies, 0.5):>8.1f} {1000 * pct(lv.latencies, 0.99):>8.1f} "
+              f"{ok / lv.seconds if lv.seconds else 0:>7.1f}")
+        bad += lv.errors + lv.lost + (lv.sent - ok - lv.errors - lv.lost)
+    if levels and levels[0].latencies:
+        base_p50 = statistics.median(levels[0].latencies)
+        for lv in levels[1:]:
+            if lv.latencies:
+                print(f"p50 at {lv.clients} clients / p50 at {levels[0].clients}: "
+                      f"{statistics.median(lv.latencies) / base_p50:.1f}x")
+    print("no errors, no lost responses" if bad == 0 else f"FAILED: {bad} bad responses")
+    return 0 if bad == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
