@@ -49,7 +49,7 @@ def test_cli_fit_on_a_csv_writes_metrics_and_predictions(csv_path, tmp_path):
     (["--targets", "y1,nope"], "'nope'"),
     (["--targets", "y1,y2", "--loss", "kl9"], "unknown loss"),
     (["--targets", "y1,y2", "--inputs", "label"], "not numeric"),
-    (["--targets", "y1,y2", "--epochs", "0"], "epochs"),
+    (["--targets", "y1,y2", "--epochs", "0"], "epochs"),  # non-numeric 'label' is skipped by default
 ])
 def test_cli_bad_input_exits_2_with_one_line(csv_path, args, needle, capsys):
     with pytest.raises(SystemExit) as e:

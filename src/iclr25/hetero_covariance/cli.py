@@ -27,7 +27,8 @@ def _split_names(raw: str | None, option: str) -> list[str]:
 def fit(
     csv: Annotated[Path, typer.Option(help="CSV file with a header row")],
     targets: Annotated[str, typer.Option(help="comma-separated target columns (at least 2)")],
-    inputs: Annotated[str | None, typer.Option(help="comma-separated input columns (default: all others)")]
+    inputs: Annotated[str | None, typer.Option(help="comma-separated input columns (default: all other "
+                                                                  "numeric columns)")]
     = None,
     loss: Annotated[str, typer.Option(help="w2_pseudo | w2_exact | nll | nll_diag | beta_nll | faithful | "
                                            "tic | mse")] = "w2_pseudo",
@@ -68,7 +69,8 @@ def fit(
     if len(y_cols) < 2:
         raise UserError(f"--targets: a full covariance needs at least 2 target columns, got {len(y_cols)} "
                         f"({y_cols[0]!r})")
-    x_cols = _split_names(inputs, "--inputs") or [c for c in df.columns if c not in y_cols]
+    x_cols = _split_names(inputs, "--inputs") or [
+        c for c in df.columns if c not in y_cols and pd.api.types.is_numeric_dtype(df[c])]
     unknown = [c for c in x_cols if c not in df.columns]
     if unknown:
         raise UserError(f"--inputs: column {unknown[0]!r} not in {csv.name}")
