@@ -96,3 +96,23 @@ def test_bad_test_arguments():
         two_sample_test(p, p.truncate(2))
     with pytest.raises(UserError, match="NullSimulator"):
         two_sample_test(p, p, pvalue="null")
+
+
+def test_stratified_permutation_keeps_prompt_counts_and_is_not_biased_by_balance():
+    # Balanced design (same count per prompt on both sides), P = Q: a global shuffle unbalances the
+    # prompt counts and inflates the null under Eq. 4's N(N-1) denominators; the stratified one does not.
+    rng = np.random.default_rng(6)
+    m, k = 10, 8
+    def balanced():
+        texts = ["".join(rng.choice(list("ab"), 6)) for _ in range(m * k)]
+        return CompletionSample(np.repeat(np.arange(m), k), encode_chars(texts, 6), m)
+    from iclr25.model_equality import HammingMMD, permutation_null
+    pv_strat, pv_global = [], []
+    for s in range(30):
+        p, q = balanced(), balanced()
+        obs, null = permutation_null(HammingMMD(), p, q, 100, np.random.default_rng(s))
+        pv_strat.append(empirical_pvalue(obs, null))
+        obs, null = permutation_null(HammingMMD(), p, q, 100, np.random.default_rng(s), stratified=False)
+        pv_global.append(empirical_pvalue(obs, null))
+    assert 0.3 < np.mean(pv_strat) < 0.7  # p-values roughly uniform under H0
+    assert np.mean(pv_global) > 0.8  # the global shuffle is far too conservative here

@@ -29,17 +29,31 @@ def empirical_pvalue(observed: float, null: np.ndarray) -> float:
 
 
 def permutation_null(stat: Statistic, p: CompletionSample, q: CompletionSample, b: int,
-                     rng: np.random.Generator) -> tuple[float, np.ndarray]:
-    """Observed statistic and B statistics of random relabellings of the pooled rows (the prompt id
-    travels with its row)."""
+                     rng: np.random.Generator, stratified: bool = True) -> tuple[float, np.ndarray]:
+    """Observed statistic and B statistics of random relabellings of the pooled rows.
+
+    `stratified=True` (default) shuffles the P/Q labels within each prompt, keeping every prompt's
+    counts: under H0 rows of one prompt are exchangeable, and Eq. 4's N(N-1) denominators make the
+    statistic depend on how balanced the counts are, so a global shuffle (the reference code's, which
+    lets the prompt id travel with its row) would make a balanced design look too similar (p near 1).
+    """
     pooled = concat(p, q)
     prep = stat.prepare(pooled)
     n = pooled.N
     obs = stat.value(prep, np.arange(p.N), p.N + np.arange(q.N))
+    x = pooled.prompt_ids
+    if stratified:
+        xs = np.sort(x)
+        starts = np.concatenate([[0], np.cumsum(np.bincount(x, minlength=p.m))[:-1]])
+        to_p = (np.arange(n) - starts[xs]) < p.counts()[xs]  # first c_P(x) rows of each prompt go to P
     null = np.empty(b)
     for i in range(b):
-        perm = rng.permutation(n)
-        null[i] = stat.value(prep, perm[: p.N], perm[p.N:])
+        if stratified:
+            order = np.argsort(x + rng.random(n), kind="stable")  # grouped by prompt, shuffled within
+            null[i] = stat.value(prep, order[to_p], order[~to_p])
+        else:
+            perm = rng.permutation(n)
+            null[i] = stat.value(prep, perm[: p.N], perm[p.N:])
     return obs, null
 
 
@@ -158,11 +172,12 @@ class TestResult:
 
 def two_sample_test(p: CompletionSample, q: CompletionSample, statistic: str | Statistic = "hamming",
                     pvalue: str = "permutation", b: int = 1000, alpha: float = 0.05, seed: int = 0,
-                    null: NullSimulator | None = None) -> TestResult:
+                    null: NullSimulator | None = None, stratified: bool = True) -> TestResult:
     """Test H0: P(.|x) = Q(.|x) for every prompt x, from samples p (reference) and q (API).
 
     `pvalue="null"` needs `null`, a NullSimulator over a reference pool (separate from, or a superset of,
-    p) with at least p's + q's per-prompt counts available for every prompt.
+    p) with at least p's + q's per-prompt counts available for every prompt. `stratified` permutes
+    labels within prompts (see `permutation_null`); False reproduces the reference code's global shuffle.
 
     >>> from iclr25.model_equality.encoding import encode_chars
     >>> p = CompletionSample(np.zeros(8, int), encode_chars(["aa"] * 8, 2), 1)
@@ -174,7 +189,7 @@ def two_sample_test(p: CompletionSample, q: CompletionSample, statistic: str | S
     _validate(p, q, b, alpha)
     stat = get_statistic(statistic)
     if pvalue == "permutation":
-        obs, null_stats = permutation_null(stat, p, q, b, np.random.default_rng(seed))
+        obs, null_stats = permutation_null(stat, p, q, b, np.random.default_rng(seed), stratified)
     elif pvalue == "null":
         if null is None:
             raise UserError("pvalue='null' needs a NullSimulator over reference samples (null=...)")
