@@ -296,9 +296,9 @@ def _plot_scaling(rows: list[dict], sizes: list[int], out_dir: Path) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(5, 3.5))
-    for c in CLASSES:
+    for k, c in enumerate(CLASSES):
         for key, style in (("soft_s", "-o"), ("exact_s", ":x")):
-            ax.plot(sizes, [_med(rows, key, n=n, **{"class": c}) for n in sizes], style,
+            ax.plot(sizes, [_med(rows, key, n=n, **{"class": c}) for n in sizes], style, color=f"C{k}",
                     label=f"{c} {'soft' if key == 'soft_s' else 'exact'}")
     ax.set(xscale="log", yscale="log", xlabel="corpus tokens N", ylabel="median latency (s)",
            title="SoftMatcha index: latency vs corpus size")
