@@ -125,3 +125,12 @@ def test_rr_clarc_trains_only_later_layers_and_shrinks_the_rr_term():
         rr_clarc(m, "1", v.numpy(), x, y[:3])
     with pytest.raises(UserError, match="no trainable parameters"):
         rr_clarc(m, "3", v.numpy(), x, y)
+
+
+def test_rr_clarc_leaves_frozen_batch_norm_statistics_alone():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.ReLU(), nn.Linear(3, 2))
+    stats = m[1].running_mean.clone()
+    rr_clarc(m, "2", np.array([1.0, 0.0, 0.0]), torch.randn(32, 4), torch.randint(0, 2, (32,)),
+             RRClArCConfig(lam=10.0, epochs=2, lr=1e-2))
+    assert torch.equal(m[1].running_mean, stats) and not m.training

@@ -28,7 +28,8 @@ class FilterConfig:
     """How a filter CAV's linear model is fit.
 
     grid: regularisation values searched by k-fold CV (C for svm/logistic, alpha for ridge/lasso);
-    a single value means no search. balance: class-balancing sample weights w_i = 1/n_class,
+    a single value means no search (so does a class with fewer than 2 samples: then the middle
+    grid value is used). balance: class-balancing sample weights w_i = 1/n_class,
     scaled to max 1, as in the paper's code.
     """
 

@@ -35,17 +35,16 @@ def _along_channels(a: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, boo
 class _ClArCHook:
     """Forward hook a' = a + (target - v·a) v / (v·v), per spatial position for channel-space CAVs."""
 
-    def __init__(self, model: nn.Module, layer: str, cav: Any, target: float, strength: float = 1.0):
+    def __init__(self, model: nn.Module, layer: str, cav: Any, target: float):
         self.v = _cav_tensor(cav)
         self.target = float(target)
-        self.strength = float(strength)
         self.handle = get_layer(model, layer).register_forward_hook(self._hook)
 
     def _hook(self, _m: nn.Module, _i: Any, out: torch.Tensor) -> torch.Tensor:
         v = self.v.to(out.dtype)
         a, per_position = _along_channels(out, v)
         shift = (self.target - a @ v)[..., None] * v / (v @ v)
-        a = a + self.strength * shift
+        a = a + shift
         if per_position:
             return a.transpose(1, 2).reshape(out.shape)
         return a.reshape(out.shape)
@@ -96,21 +95,29 @@ class RRClArCConfig:
     seed: int = 0
 
 
-def _params_after(model: nn.Module, layer: str, x: torch.Tensor) -> list[nn.Parameter]:
-    """Parameters of modules that run after `layer` in a forward pass (the layers RR-ClArC trains)."""
+def _modules_after(model: nn.Module, layer: str, x: torch.Tensor) -> list[nn.Module]:
+    """Leaf modules that run after `layer` in a forward pass (the layers RR-ClArC trains)."""
     target = get_layer(model, layer)
     order: list[nn.Module] = []
     hooks = [m.register_forward_hook(lambda m, i, o: order.append(m)) for m in model.modules()
              if not list(m.children())]
     if list(target.children()):  # a block: it finishes after its children
         hooks.append(target.register_forward_hook(lambda m, i, o: order.append(m)))
-    with torch.no_grad():
-        model(x[:1])
-    for h in hooks:
-        h.remove()
-    after = order[len(order) - order[::-1].index(target):]  # after its last call
+    was_training = model.training
+    model.eval()  # one sample through batch-norm needs eval mode
+    try:
+        with torch.no_grad():
+            model(x[:1])
+    finally:
+        model.train(was_training)
+        for h in hooks:
+            h.remove()
+    return order[len(order) - order[::-1].index(target):]  # after its last call
+
+
+def _params_after(model: nn.Module, layer: str, x: torch.Tensor) -> list[nn.Parameter]:
     seen, params = set(), []
-    for m in after:
+    for m in _modules_after(model, layer, x):
         for p in m.parameters(recurse=False):
             if id(p) not in seen:
                 seen.add(id(p))
@@ -158,6 +165,7 @@ def rr_clarc(model: nn.Module, layer: str, cav: Any, x: Any, y: Any,
         raise UserError(f"x has {x.shape[0]} samples but y has {y.shape[0]}; lengths must match")
     v = _cav_tensor(cav)
     v = v / v.norm()
+    after = _modules_after(model, layer, x)
     trainable = _params_after(model, layer, x)
     if not trainable:
         raise UserError(f"no trainable parameters after layer {layer!r}; pick an earlier layer")
@@ -170,7 +178,9 @@ def rr_clarc(model: nn.Module, layer: str, cav: Any, x: Any, y: Any,
     opt = (torch.optim.SGD(trainable, lr=config.lr, momentum=0.9) if config.optimizer == "sgd"
            else torch.optim.Adam(trainable, lr=config.lr))
     gen = torch.Generator().manual_seed(config.seed)
-    model.train()
+    model.eval()  # frozen layers keep eval behaviour (batch-norm statistics, dropout off)
+    for m in after:
+        m.train()
     for _ in range(config.epochs):
         perm = torch.randperm(x.shape[0], generator=gen)
         for i in range(0, x.shape[0], config.batch_size):

@@ -204,7 +204,7 @@ def _trained_model(run: DigitsRun, data: Any) -> Any:
             model = SmallCNN()
             model.load_state_dict(torch.load(path, weights_only=True))
             return model.eval()
-        except Exception:  # a stale or damaged cache entry: retrain
+        except (OSError, RuntimeError, EOFError, ValueError):  # a stale or damaged cache entry: retrain
             pass
     model = train_cnn(data, run.seed, tcfg)
     buf = io.BytesIO()
