@@ -152,8 +152,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
     warm = ctx.pick(smoke=4, quick=100, full=100)
     tasks = [Task("ipd", algo, s, ipd_iters, ipd_batch, 16, warmup=warm) for algo in ("adalign", "naive")
              for s in seeds]
-    tasks.append(Task("ipd", "adalign", seeds[0], ctx.pick(smoke=8, quick=150, full=500), ipd_batch, 16,
-                      opponent="defect", warmup=ctx.pick(smoke=2, quick=50, full=100)))
+    tasks.append(Task("ipd", "adalign", seeds[0], ipd_iters, ipd_batch, 16, opponent="defect", warmup=warm))
     # full-profile games: same code path, small sizes elsewhere
     g_iters = ctx.pick(smoke=3, quick=3, full=600)
     g_batch = ctx.pick(smoke=8, quick=8, full=128)
