@@ -22,7 +22,7 @@ MRR_LEARNERS = ("s.lasso", "t.lasso", "x.lasso", "r.lasso", "dr.lasso", "dml.lin
 @dataclass(frozen=True)
 class SemiSyntheticConfig:
     """Our simulation design, fixed before measuring: a nonlinear baseline, a heterogeneous τ with a
-    linear and a step part (sd ≈ 1), unit noise, RCT e = 0.5 on the evaluation set."""
+    linear and a step part (sd of order 1), unit noise, RCT e = 0.5 on the evaluation set."""
 
     n_train: int = 1000
     n_eval: int = 5000
