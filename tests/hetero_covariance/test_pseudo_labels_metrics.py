@@ -52,6 +52,23 @@ def test_mahalanobis_is_invariant_to_rescaling_inputs():
     assert np.allclose(a, b, atol=1e-8)
 
 
+def test_tree_and_brute_force_neighbours_give_the_same_labels():
+    rng = np.random.default_rng(6)
+    X, Y = rng.normal(size=(500, 3)), rng.normal(size=(500, 2))
+    for include_self in (False, True):
+        a = neighbourhood_pseudo_covariance(X, Y, k=25, include_self=include_self, neighbours="tree")
+        b = neighbourhood_pseudo_covariance(X, Y, k=25, include_self=include_self, neighbours="brute")
+        assert all(np.allclose(u, v, atol=1e-10) for u, v in zip(a, b, strict=True))
+
+
+def test_duplicated_inputs_still_give_spd_labels():
+    X = np.repeat(np.arange(10.0), 20)[:, None]  # every input appears 20 times
+    Y = np.random.default_rng(7).normal(size=(200, 3))
+    for how in ("tree", "brute"):
+        _, cov, _ = neighbourhood_pseudo_covariance(X, Y, k=10, neighbours=how)
+        assert (np.linalg.eigvalsh(cov) > 0).all()
+
+
 def test_pseudo_labels_bad_input():
     X = np.zeros((5, 1))
     with pytest.raises(UserError, match="non|NaN"):
@@ -60,6 +77,8 @@ def test_pseudo_labels_bad_input():
         neighbourhood_pseudo_covariance(X, np.zeros((4, 2)))
     with pytest.raises(UserError, match="metric"):
         neighbourhood_pseudo_covariance(X, np.zeros((5, 2)), metric="cosine")
+    with pytest.raises(UserError, match="neighbours"):
+        neighbourhood_pseudo_covariance(X, np.zeros((5, 2)), neighbours="faiss")
 
 
 def test_tac_equals_textbook_conditional_mean_formula():

@@ -180,13 +180,15 @@ def _bound_finding(ctx: RunContext) -> Finding:
 
 def _multivariate_findings(ctx: RunContext) -> list[Finding]:
     ks = (4, 8)
-    n_per_k = ctx.pick(smoke=40, quick=150, full=1000)  # n = n_per_k · k (paper: 1000 · k)
-    epochs = ctx.pick(smoke=2, quick=10, full=50)
-    trials = ctx.pick(smoke=1, quick=1, full=5)
-    tic_ks = ctx.pick(smoke=(4,), quick=(4,), full=ks)  # TIC training is the expensive part
+    n_per_k = ctx.pick(smoke=40, quick=150, full=250)  # n = n_per_k · k (paper: 1000 · k)
+    epochs = ctx.pick(smoke=2, quick=10, full=30)  # paper: 100
+    trials = ctx.pick(smoke=1, quick=1, full=3)  # paper: 10
+    # TIC training is the expensive part (~25x a W₂ step): fewer k and trials, compared on the same trials
+    tic_ks = ctx.pick(smoke=(4,), quick=(4,), full=ks)
+    tic_trials = 1
     specs = [{"kind": "multivariate", "k": k, "n": n_per_k * k} for k in ks]
     tasks = _tasks(specs, ["w2_pseudo", "nll", "beta_nll", "faithful"], epochs, trials, ctx.seed)
-    tasks += _tasks([s for s in specs if s["k"] in tic_ks], ["tic"], epochs, trials, ctx.seed)
+    tasks += _tasks([s for s in specs if s["k"] in tic_ks], ["tic"], epochs, tic_trials, ctx.seed)
     # TIC's time per epoch at k = 8 (a timing, not a fit) when its full training is out of budget
     timing_only = [] if 8 in tic_ks else _tasks([specs[1]], ["tic"], 1, 1, ctx.seed + 1)
     results = ctx.map(train_eval, tasks + timing_only, "multivariate fits")
@@ -207,8 +209,11 @@ def _multivariate_findings(ctx: RunContext) -> list[Finding]:
         part = f"k={k}: TAC W₂+PL {w2:.3f} vs NLL {nll:.3f}"
         if k in tic_ks:
             tic_v = measured[f"tac_tic_k{k}"]
-            checks.append(at_most(w2, 1.1 * tic_v))
-            part += f", TIC {tic_v:.3f}"
+            w2_same = _mean_of([r for r, t in zip(res, tasks, strict=True) if t["trial"] < tic_trials],
+                               [t for t in tasks if t["trial"] < tic_trials], "tac", k=k, loss="w2_pseudo")
+            measured[f"tac_w2_pseudo_k{k}_tic_trials"] = w2_same
+            checks.append(at_most(w2_same, 1.1 * tic_v))
+            part += f", TIC {tic_v:.3f} (W₂+PL {w2_same:.3f} on TIC's {tic_trials} trial)"
         parts.append(part + f" (oracle {measured[f'tac_oracle_k{k}']:.3f})")
     untested = [k for k in ks if k not in tic_ks]
     note = f"; TIC trained only at k ∈ {set(tic_ks)} in this profile (cost)" if untested else ""
@@ -240,8 +245,8 @@ def epochs_to_reach(curve: list[float], target: float) -> int | None:
 
 
 def _univariate_finding(ctx: RunContext) -> Finding:
-    n = ctx.pick(smoke=300, quick=1000, full=20000)
-    epochs = ctx.pick(smoke=3, quick=20, full=60)
+    n = ctx.pick(smoke=300, quick=1000, full=5000)  # paper: 50k samples, 100 epochs
+    epochs = ctx.pick(smoke=3, quick=20, full=50)
     amps = ctx.pick(smoke=("varying",), quick=("varying",), full=("constant", "varying"))
     # paper's univariate setting: MLP latent 50, lr 1e-3, batch 32
     specs = [{"kind": "sinusoid", "amplitude": a, "n": n, "n_test": 2000} for a in amps]
@@ -262,8 +267,27 @@ def _univariate_finding(ctx: RunContext) -> Finding:
         parts.append(f"{a}: W₂+PL reached NLL's final test MSE {target:.2f} at epoch "
                      f"{hit if hit is not None else 'never'}/{epochs}")
     worst = max(fractions)
+    fig = _plot_curves(ctx, res, tasks, "univariate_test_mse.png")
     return Finding("faster_convergence", graded(worst, 0.5, 1.0, higher_is_better=False), measured,
-                   "; ".join(parts) + f" (n = {n})")
+                   "; ".join(parts) + f" (n = {n})", figures=[fig])
+
+
+def _plot_curves(ctx: RunContext, res: list[dict], tasks: list[dict], name: str) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    for r, t in zip(res, tasks, strict=True):
+        ax.plot(range(1, len(r["val_mse"]) + 1), r["val_mse"],
+                label=f"{t['loss']} ({t['data']['amplitude']})")
+    ax.set(xlabel="epoch", ylabel="test MSE to E[y|x]", yscale="log", title="univariate sinusoid")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(ctx.figure_path(name), dpi=120)
+    plt.close(fig)
+    return name
 
 
 def _uci_finding(ctx: RunContext) -> Finding:
