@@ -312,10 +312,18 @@ def _file_digest(p: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def anisotropy(m: np.ndarray) -> float:
+    """Length of the mean unit vector: ~0 for isotropic vectors, -> 1 when all rows point one way (then
+    every cosine is ~1 and no threshold separates neighbours from the rest)."""
+    u = m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+    return float(np.linalg.norm(u.mean(axis=0)))
+
+
 def train_vectors(sentences: Sequence[Sequence[str]], cfg: FastTextConfig, vocab: Sequence[str]
-                  ) -> np.ndarray:
+                  ) -> tuple[np.ndarray, float]:
     """fastText (gensim) vectors for every word of `vocab` (rare words get their n-gram vectors),
-    mean-centred when `cfg.center`. Returns (len(vocab), d) float32, not yet normalised."""
+    mean-centred when `cfg.center`, and the anisotropy of the raw vectors.
+    Returns ((len(vocab), d) float32 not yet normalised, anisotropy)."""
     try:
         from gensim.models import FastText
     except ImportError:
@@ -324,10 +332,10 @@ def train_vectors(sentences: Sequence[Sequence[str]], cfg: FastTextConfig, vocab
                      min_count=cfg.min_count, epochs=cfg.epochs, bucket=cfg.bucket, window=cfg.window,
                      min_n=cfg.min_n, max_n=cfg.max_n, workers=cfg.workers, seed=cfg.seed)
     m = np.vstack([model.wv[w] for w in vocab]).astype(np.float32)
-    if cfg.center:
-        known = model.wv.vectors  # the trained (min_count) vocabulary defines the mean
-        m -= known.mean(axis=0, keepdims=True).astype(np.float32)
-    return m
+    raw = anisotropy(m)
+    if cfg.center:  # the trained (min_count) vocabulary defines the mean
+        m -= model.wv.vectors.mean(axis=0, keepdims=True).astype(np.float32)
+    return m, raw
 
 
 def latin_embeddings(lines: Sequence[str], cfg: FastTextConfig, cache_key: str):
@@ -337,14 +345,18 @@ def latin_embeddings(lines: Sequence[str], cfg: FastTextConfig, cache_key: str):
     path = cache_dir() / "softmatcha" / "latin" / f"vectors-{cache_key}.npz"
     if path.is_file():
         with np.load(path) as z:
-            return Embeddings.from_arrays([str(w) for w in z["words"]], z["vectors"],
-                                          name=f"fasttext-la-{cache_key}")
+            emb = Embeddings.from_arrays([str(w) for w in z["words"]], z["vectors"],
+                                         name=f"fasttext-la-{cache_key}")
+            emb.raw_anisotropy = float(z["anisotropy"]) if "anisotropy" in z else float("nan")
+            return emb
     sents = words_of(lines)
     vocab = sorted({w for s in sents for w in s})
-    m = train_vectors(sents, cfg, vocab)
+    m, aniso = train_vectors(sents, cfg, vocab)
     with atomic_write(path) as f:
-        np.savez(f, words=np.array(vocab), vectors=m)
-    return Embeddings.from_arrays(vocab, m, name=f"fasttext-la-{cache_key}")
+        np.savez(f, words=np.array(vocab), vectors=m, anisotropy=np.float64(aniso))
+    emb = Embeddings.from_arrays(vocab, m, name=f"fasttext-la-{cache_key}")
+    emb.raw_anisotropy = aniso
+    return emb
 
 
 def latin_index(corpus: str | os.PathLike, config: LatinConfig):
@@ -528,6 +540,7 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
         "noise_examples": noise,
         "per_lemma": "; ".join(f"{s.lemma} r={s.recall:.2f}/{s.exact_recall:.2f} p={s.precision:.2f}"
                                for s in scores),
+        "vector_anisotropy": float(getattr(index.embeddings, "raw_anisotropy", float("nan"))),
         "build_s": t_build["s"], "evaluate_s": t_eval["s"],
     }
     summary = (f"alpha={res['alpha']:.2f} (calibrated on {len(CALIBRATION_LEMMAS)} lemmas): recall of all "

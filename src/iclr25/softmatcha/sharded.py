@@ -13,6 +13,14 @@ an existing cluster).
 >>> sh = ShardedIndex.build(tempfile.mkdtemp() + "/s", lines=lines, n_shards=2, embeddings=emb)
 >>> [(m.line, m.matched_text) for m in sh.search("king of israel", threshold=0.9)]
 [(1, 'king of israel'), (3, 'queen of syria')]
+
+On an existing Ray cluster: build once (`ShardedIndex.build(...)` or `.from_token_ids(...)`), put the
+folder where every node reads it at the same path (a shared file system, or the same copy on each node),
+then open it with `ShardedIndex.load(folder, embeddings=..., backend="ray", ray_address="auto")` from a
+process on the cluster (or `ray_address="ray://HEAD:10001"` through Ray Client). Each shard becomes one
+actor that memory-maps it; the calling process holds the embeddings and runs Step 1; only soft-set ids
+(Step 1 -> shards), hit positions (shards -> caller) and the requested page of matches travel. With no
+address, a local Ray is started with `workers` CPUs. `close()` kills the actors.
 """
 
 from __future__ import annotations
