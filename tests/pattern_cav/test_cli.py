@@ -68,3 +68,13 @@ def test_toy_command(tmp_path):
     r = _run("toy", "--angle", "45")
     assert r.returncode == 0, r.stderr
     assert "analytic LS filter cos=0.856" in r.stdout and r.stdout.count("cos=") == 6
+
+
+def test_fit_with_ground_truth_differences_prints_alignment(tmp_path):
+    _files(tmp_path)
+    np.save(tmp_path / "diffs.npy", np.array([[2.0, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+    r = _run("fit", "--acts", str(tmp_path / "acts.npy"), "--labels", str(tmp_path / "labels.npy"),
+             "--gt-diffs", str(tmp_path / "diffs.npy"), "-o", str(tmp_path / "cav.npy"))
+    assert r.returncode == 0, r.stderr
+    cav = np.load(tmp_path / "cav.npy")
+    assert np.isclose(float(r.stdout.split("alignment=")[1].split()[0]), cav[0], atol=1e-4)

@@ -134,3 +134,15 @@ def test_rr_clarc_leaves_frozen_batch_norm_statistics_alone():
     rr_clarc(m, "2", np.array([1.0, 0.0, 0.0]), torch.randn(32, 4), torch.randint(0, 2, (32,)),
              RRClArCConfig(lam=10.0, epochs=2, lr=1e-2))
     assert torch.equal(m[1].running_mean, stats) and not m.training
+
+
+def test_tcav_with_a_bank_and_random_cavs_reports_a_p_value():
+    lin = nn.Linear(3, 2, bias=False)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]))
+    m = nn.Sequential(nn.Identity(), lin)
+    bank = [CAV(np.array([1.0, 0.1 * k, 0.0]) / np.hypot(1.0, 0.1 * k), "given") for k in range(4)]
+    rand = [CAV(np.array([-1.0, 0.2 * k, 0.0]) / np.hypot(1.0, 0.2 * k), "random") for k in range(4)]
+    res = tcav(m, "0", bank, torch.randn(5, 3), target_class=0, random=rand)
+    assert res.score == 1.0 and list(res.random_scores) == [0.0] * 4
+    assert res.p_value == 0.0 and res.significant()
