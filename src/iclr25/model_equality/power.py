@@ -46,10 +46,10 @@ def estimate_power(pool_p: CompletionSample, pool_q: CompletionSample, n: int,
     prep = prepared if prepared is not None else stat.prepare(concat(pool_p, pool_q))
     sp, sq = PoolSampler(pool_p), PoolSampler(pool_q)
     rng = np.random.default_rng([seed, 3, n])
+    draws_p = sp.draw_batch(rng.multinomial(n, np.full(pool_p.m, 1.0 / pool_p.m), size=(sims, 1)), rng)
+    draws_q = sq.draw_batch(rng.multinomial(n, np.full(pool_q.m, 1.0 / pool_q.m), size=(sims, 1)), rng)
     pvals = np.empty(sims)
-    for s in range(sims):
-        (idx_p,) = sp.draw([iid_counts(n, pool_p.m, rng)], rng)
-        (idx_q,) = sq.draw([iid_counts(n, pool_q.m, rng)], rng)
+    for s, ((idx_p,), (idx_q,)) in enumerate(zip(draws_p, draws_q, strict=True)):
         obs = stat.value(prep, idx_p, pool_p.N + idx_q)
         pvals[s] = empirical_pvalue(obs, null_stats)
     return PowerResult(float(np.mean(pvals <= alpha)), sims, pvals)

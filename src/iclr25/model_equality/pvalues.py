@@ -73,27 +73,34 @@ class PoolSampler:
 
     def draw(self, counts: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
         """For each count vector (m,), indices into the pool, disjoint across the vectors."""
-        need = np.stack([np.asarray(c, dtype=np.int64) for c in counts])  # (k, m)
-        total = need.sum(axis=0)
-        short = np.flatnonzero(total > self.sizes)
+        return self.draw_batch(np.stack([np.asarray(c, dtype=np.int64) for c in counts])[None], rng)[0]
+
+    def draw_batch(self, counts: np.ndarray, rng: np.random.Generator) -> list[list[np.ndarray]]:
+        """`draw` for S independent simulations at once: counts (S, k, m) -> S lists of k index arrays."""
+        counts = np.asarray(counts, dtype=np.int64)
+        S, k, m = counts.shape  # noqa: N806
+        total = counts.sum(axis=1)  # (S, m)
+        short = np.argwhere(total > self.sizes[None, :])
         if short.size:
-            x = int(short[0])
+            x = int(short[0][1])
             raise UserError(f"prompt {x}: the pool has {self.sizes[x]} completions but "
-                            f"{total[x]} are needed; give more reference samples or a smaller N")
+                            f"{total[short[0][0], x]} are needed; give more reference samples or a smaller N")
         t = int(total.max()) if total.size else 0
         if t == 0:
-            return [np.zeros(0, dtype=np.int64) for _ in counts]
+            return [[np.zeros(0, dtype=np.int64) for _ in range(k)] for _ in range(S)]
         # The t smallest of i.i.d. uniform keys, in key order, are a uniformly random ordered subset.
-        keys = rng.random(self.table.shape)
-        keys[self.table < 0] = 2.0
-        part = np.argpartition(keys, t - 1, axis=1)[:, :t] if t < keys.shape[1] else \
-            np.broadcast_to(np.arange(keys.shape[1]), keys.shape)
-        part = np.take_along_axis(part, np.argsort(np.take_along_axis(keys, part, 1), axis=1), 1)
-        rows = np.take_along_axis(self.table, part, 1)  # (m, t)
-        hi = np.cumsum(need, axis=0)
-        lo = hi - need
-        rank = np.arange(rows.shape[1])[None, :]
-        return [rows[(rank >= lo[k][:, None]) & (rank < hi[k][:, None])] for k in range(len(need))]
+        keys = rng.random((S, *self.table.shape))
+        keys[:, self.table < 0] = 2.0
+        k_max = keys.shape[-1]
+        part = np.argpartition(keys, t - 1, axis=-1)[..., :t] if t < k_max else \
+            np.broadcast_to(np.arange(k_max), keys.shape)
+        part = np.take_along_axis(part, np.argsort(np.take_along_axis(keys, part, -1), axis=-1), -1)
+        rows = self.table[np.arange(m)[None, :, None], part]  # (S, m, t)
+        hi = np.cumsum(counts, axis=1)  # (S, k, m)
+        lo = hi - counts
+        rank = np.arange(t)[None, :]
+        return [[rows[s][(rank >= lo[s, j][:, None]) & (rank < hi[s, j][:, None])] for j in range(k)]
+                for s in range(S)]
 
 
 def iid_counts(n: int, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -147,11 +154,12 @@ class NullSimulator:
             self._cache[key] = self._simulate(lambda: [counts_p, counts_q], rng)
         return self._cache[key]
 
-    def _simulate(self, make_counts, rng: np.random.Generator) -> np.ndarray:
+    def _simulate(self, make_counts, rng: np.random.Generator, chunk: int = 100) -> np.ndarray:
         out = np.empty(self.b)
-        for i in range(self.b):
-            idx_p, idx_q = self.sampler.draw(make_counts(), rng)
-            out[i] = self.stat.value(self.prep, idx_p, idx_q)
+        for start in range(0, self.b, chunk):
+            counts = np.stack([np.stack(make_counts()) for _ in range(min(chunk, self.b - start))])
+            for i, (idx_p, idx_q) in enumerate(self.sampler.draw_batch(counts, rng)):
+                out[start + i] = self.stat.value(self.prep, idx_p, idx_q)
         return out
 
 
