@@ -99,7 +99,7 @@ def _benchmark(ctx: RunContext):
                     quick=[GridPoint("mild", 0.5, 500), GridPoint("strong", 0.2, 1000)],
                     full=paper_grid())
     bench = Benchmark(ctx.pick(smoke=["black_politicians"], quick=QUICK_DATASETS, full="all"), "all", grid,
-                      reps=ctx.pick(smoke=1, quick=1, full=2), seed=ctx.seed, config=BenchmarkConfig())
+                      reps=ctx.pick(smoke=1, quick=1, full=3), seed=ctx.seed, config=BenchmarkConfig())
     table = bench.run(ctx)
     table.to_csv(ctx.out_dir / "benchmark.csv", index=False)
     per_dataset(table).to_csv(ctx.out_dir / "per_dataset.csv", index=False)
