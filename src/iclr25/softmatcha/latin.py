@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.core.claims import Claim, Finding, all_of, at_least, ratio_at_least
+from iclr25.core.claims import Claim, Finding, Verdict, all_of, at_least, graded
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import atomic_write, cache_dir, config_hash, timer
 
@@ -39,10 +39,12 @@ LATIN_CLAIM = Claim(
     paper="qualitative demo on Perseus (~5M tokens) with fastText-la vectors (paper §4 / demo "
           "softmatcha-docker-la); no recall number is given",
     criterion="over >= 10 evaluation lemmas with known paradigms, at the alpha calibrated on 2 other "
-              "lemmas: mean recall of all forms >= 2x mean exact-form recall, and mean precision >= 0.5",
+              "lemmas (best mean F1): mean recall of all forms >= 2x mean exact-form recall, with mean "
+              "precision >= 0.5 (PARTIAL: >= 1.2x at that precision)",
 )
 
 RECALL_RATIO = 2.0  # criterion: soft recall / exact recall
+PARTIAL_RATIO = 1.2  # the direction holds: soft search finds at least 20% more forms
 MIN_PRECISION = 0.5
 MIN_LEMMAS = 10
 SPEC_ALPHA = 0.75  # the spec's fixed alpha; reported beside the calibrated one
@@ -419,6 +421,7 @@ class LemmaProbe:
         vocab = index.vocab
         forms = paradigm(lemma)
         self.is_form = np.fromiter((w in forms for w in vocab), dtype=bool, count=len(vocab))
+        self.query_id = int(np.argmax(self.scores)) if self.scores.size else 0  # s(q, q) = 1, the maximum
         self.is_form[0] = False  # the separator
         self.freq = np.asarray(index.frequencies, dtype=np.int64)
         self.exact = int(index.frequency(lemma.lemma))
@@ -428,6 +431,18 @@ class LemmaProbe:
         mask[0] = False
         return LemmaScore(self.lemma.lemma, alpha, int(self.freq[self.is_form].sum()), self.exact,
                           int(self.freq[mask].sum()), int(self.freq[mask & self.is_form].sum()))
+
+    def top_non_form(self) -> float:
+        """The highest score of a word outside the paradigm (the closest look-alike or neighbour)."""
+        sc = np.where(self.is_form, -1.0, self.scores)
+        sc[0] = -1.0
+        return float(sc.max())
+
+    def median_form_score(self) -> float:
+        """Median score of the lemma's other attested forms (the query form itself excluded)."""
+        other = self.is_form & (self.freq > 0)
+        other[self.query_id] = False
+        return float(np.median(self.scores[other])) if other.any() else float("nan")
 
     def false_positives(self, alpha: float, k: int = 3) -> list[tuple[str, float, int]]:
         """The top-k non-paradigm words in the soft set: (word, score, corpus frequency)."""
@@ -476,33 +491,55 @@ def _mean(xs: Iterable[float]) -> float:
 
 def evaluate(index: Any, calibration: Sequence[Lemma] = CALIBRATION_LEMMAS,
              evaluation: Sequence[Lemma] = EVALUATION_LEMMAS) -> dict[str, Any]:
-    """Calibrate alpha on `calibration`, then score every evaluation lemma whose forms occur."""
+    """Calibrate alpha on `calibration`, then score every evaluation lemma whose forms occur, at the
+    calibrated alpha and at the spec's fixed 0.75; also the look-alike noise and the best any alpha of
+    the grid could do (the largest recall ratio among alphas with mean precision >= 0.5)."""
     cal = [LemmaProbe(index, x) for x in calibration if _occurs(index, x)]
     if not cal:
         raise UserError("no calibration lemma occurs in the corpus")
     alpha = calibrate_alpha(cal)
     probes = [LemmaProbe(index, x) for x in evaluation if _occurs(index, x)]
-    scores = [p.at(alpha) for p in probes]
-    at_spec = [p.at(SPEC_ALPHA) for p in probes]
-    fp = look = 0
-    examples: list[tuple[str, str, float]] = []
-    for p in probes:
-        a, b = p.lookalike_share(alpha)
-        fp, look = fp + a, look + b
-        examples += [(p.lemma.lemma, w, s) for w, s, _ in p.false_positives(alpha, 1)]
-    examples.sort(key=lambda e: -e[2])
+    out: dict[str, Any] = {"alpha": alpha, "scores": [p.at(alpha) for p in probes],
+                           "at_spec": [p.at(SPEC_ALPHA) for p in probes]}
+    for key, a in (("calibrated", alpha), ("spec", SPEC_ALPHA)):
+        fp = look = 0
+        examples: list[tuple[str, str, float]] = []
+        for p in probes:
+            x, y = p.lookalike_share(a)
+            fp, look = fp + x, look + y
+            examples += [(p.lemma.lemma, w, sc) for w, sc, _ in p.false_positives(a, 1)]
+        examples.sort(key=lambda e: -e[2])
+        out[f"noise_{key}"] = (fp, look, examples[:4])
+    # does a look-alike outrank the lemma's own inflections? (top non-form score vs median form score)
+    out["lookalike_beats_forms"] = sum(p.top_non_form() > p.median_form_score() for p in probes)
+    best = (0.0, float("nan"))
+    for a in ALPHA_GRID:
+        sc = [p.at(a) for p in probes]
+        r, e, pr = (_mean(s.recall for s in sc), _mean(s.exact_recall for s in sc),
+                    _mean(s.precision for s in sc))
+        if pr >= MIN_PRECISION and e > 0 and r / e > best[0]:
+            best = (r / e, a)
+    out["oracle"] = best
     # Step 2 check: a 1-token search's hit count is the soft set's total frequency
     if probes:
-        s = scores[0]
-        hits = index.count(s.lemma, alpha)
-        if hits != s.soft_hits:
-            raise AssertionError(f"search found {hits} hits for {s.lemma!r}, Step 1 counts {s.soft_hits}")
-    return {"alpha": alpha, "scores": scores, "at_spec": at_spec, "fp_occurrences": fp,
-            "lookalike_occurrences": look, "noise_examples": examples[:5]}
+        s0 = out["scores"][0]
+        hits = index.count(s0.lemma, alpha)
+        if hits != s0.soft_hits:
+            raise AssertionError(f"search found {hits} hits for {s0.lemma!r}, Step 1 counts {s0.soft_hits}")
+    return out
 
 
 def _occurs(index: Any, lem: Lemma) -> bool:
     return index.frequency(lem.lemma) > 0
+
+
+def latin_verdict(recall: float, exact: float, precision: float, n_lemmas: int) -> Verdict:
+    """REPRODUCED: soft recall >= 2x exact recall with precision >= 0.5 over >= 10 lemmas; PARTIAL: the
+    direction holds (>= 1.2x) at that precision; NOT_REPRODUCED otherwise."""
+    ok = all_of(at_least(precision, MIN_PRECISION), at_least(n_lemmas, MIN_LEMMAS))
+    if ok is not Verdict.REPRODUCED or not exact > 0:
+        return Verdict.NOT_REPRODUCED
+    return graded(recall / exact, RECALL_RATIO, PARTIAL_RATIO)
 
 
 def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = None) -> Finding:
@@ -524,11 +561,12 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
     recall = _mean(s.recall for s in scores)
     exact = _mean(s.exact_recall for s in scores)
     precision = _mean(s.precision for s in scores)
+    verdict = latin_verdict(recall, exact, precision, len(scores))
     spec = res["at_spec"]
-    verdict = all_of(ratio_at_least(recall, exact, RECALL_RATIO), at_least(precision, MIN_PRECISION),
-                     at_least(len(scores), MIN_LEMMAS))
-    fp, look = res["fp_occurrences"], res["lookalike_occurrences"]
-    noise = "; ".join(f"{q}->{w} {s:.2f}" for q, w, s in res["noise_examples"])
+    fp_c, look_c, _ = res["noise_calibrated"]
+    fp_s, look_s, ex_s = res["noise_spec"]
+    noise = "; ".join(f"{q}->{w} {sc:.2f}" for q, w, sc in ex_s)
+    oracle_ratio, oracle_alpha = res["oracle"]
     measured: dict[str, float | int | str] = {
         "alpha_calibrated": res["alpha"], "n_lemmas": len(scores), "corpus_tokens": index.n_tokens,
         "recall_soft": recall, "recall_exact": exact,
@@ -536,16 +574,26 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
         "precision": precision,
         "recall_soft_at_0.75": _mean(s.recall for s in spec),
         "precision_at_0.75": _mean(s.precision for s in spec),
-        "lookalike_share_of_false_hits": look / fp if fp else 0.0,
-        "noise_examples": noise,
+        "false_hits_at_0.75": fp_s,
+        "lookalike_share_of_false_hits_at_0.75": look_s / fp_s if fp_s else 0.0,
+        "lookalike_share_of_false_hits": look_c / fp_c if fp_c else 0.0,
+        "lemmas_where_a_lookalike_outranks_the_forms": res["lookalike_beats_forms"],
+        "best_recall_ratio_any_alpha_at_precision_0.5": oracle_ratio,
+        "best_alpha": oracle_alpha,
+        "noise_examples_at_0.75": noise,
         "per_lemma": "; ".join(f"{s.lemma} r={s.recall:.2f}/{s.exact_recall:.2f} p={s.precision:.2f}"
                                for s in scores),
         "vector_anisotropy": float(getattr(index.embeddings, "raw_anisotropy", float("nan"))),
         "build_s": t_build["s"], "evaluate_s": t_eval["s"],
     }
     summary = (f"alpha={res['alpha']:.2f} (calibrated on {len(CALIBRATION_LEMMAS)} lemmas): recall of all "
-               f"forms {recall:.2f} vs exact {exact:.2f} ({measured['recall_ratio']:.1f}x), "
-               f"precision {precision:.2f} "
-               f"over {len(scores)} lemmas, {index.n_tokens:,} tokens; look-alikes are "
-               f"{measured['lookalike_share_of_false_hits']:.0%} of false hits (e.g. {noise.split('; ')[0]})")
+               f"forms {recall:.2f} vs exact {exact:.2f} ({measured['recall_ratio']:.1f}x, need 2x), "
+               f"precision {precision:.2f}, {len(scores)} lemmas, {index.n_tokens:,} tokens (fastText "
+               f"trained here; the paper used pre-trained fastText-la, a hub download); "
+               + (f"best any alpha reaches at precision >= 0.5: {oracle_ratio:.2f}x. "
+                  if oracle_ratio > 0 else "no alpha reaches precision 0.5. ")
+               + f"Look-alike noise: in "
+               f"{res['lookalike_beats_forms']}/{len(scores)} lemmas a non-form outranks the median form; "
+               f"at alpha 0.75 look-alikes are {measured['lookalike_share_of_false_hits_at_0.75']:.0%} of "
+               f"false hits (e.g. {noise.split('; ')[0] or 'none'})")
     return Finding(LATIN_CLAIM.key, verdict, measured, summary)
