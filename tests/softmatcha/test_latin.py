@@ -88,6 +88,19 @@ def test_recall_and_precision_by_hand(known):
     assert known.count("bellum", 0.85) == 8
 
 
+def test_publish_for_web(known, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from iclr25.core.web import create_app
+    latin.publish_for_web(known, tmp_path / "ix", "lat")
+    c = TestClient(create_app(reports_dir=tmp_path, settings={"softmatcha_index_dir": tmp_path / "ix"}))
+    params = {"index": "lat", "pattern": "bellum", "threshold": 0.85}
+    body = c.get("/api/softmatcha/search", params=params).json()
+    assert body["count"] == 8 and {v["string"] for v in body["variants"]} == {"bellum", "belli", "labellum"}
+    with pytest.raises(UserError, match="invalid index name"):
+        latin.publish_for_web(known, tmp_path / "ix", "../x")
+
+
 def test_lookalike_outranks_the_forms(known):
     p = LemmaProbe(known, BELLUM)
     assert p.top_non_form() == pytest.approx(0.95, abs=1e-6)  # labellum

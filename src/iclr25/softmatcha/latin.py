@@ -18,6 +18,7 @@ import hashlib
 import io
 import os
 import re
+import shutil
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -379,6 +380,20 @@ def latin_index(corpus: str | os.PathLike, config: LatinConfig):
         except UserError:
             pass  # stale or damaged cache: rebuild below
     return Index.build(out, lines=lines, embeddings=emb, overwrite=True)
+
+
+def publish_for_web(index: Any, folder: str | os.PathLike, name: str = "latin") -> Path:
+    """Copy a Latin index (and its self-trained vectors, beside it) into the folder `iclr25 serve
+    --indexes FOLDER` reads, so the search page can query it. Returns the new index folder."""
+    from iclr25.softmatcha.web import INDEX_NAME, export_embeddings
+    if not INDEX_NAME.match(name):
+        raise UserError(f"invalid index name {name!r}: letters, digits, '.', '_' and '-' only")
+    out = Path(folder) / name
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(index.path, out)
+    export_embeddings(index.embeddings, out)
+    return out
 
 
 # ---- the measurement -----------------------------------------------------------------------------
