@@ -246,7 +246,8 @@ class Index:
         >= 1 means exact). Matches never cross a line. Returns a lazy sequence of `Match`."""
         t0 = time.perf_counter()
         slots, warns = self.slots(pattern, threshold)
-        positions, stats = find_positions([s.mask for s in slots], self.tokens, self.indptr, self.postings)
+        positions, stats = find_positions([s.mask for s in slots], self.tokens, self.indptr, self.postings,
+                                          freq=self.frequencies)
         seconds = time.perf_counter() - t0
         if warn:
             for w in warns:
@@ -262,13 +263,15 @@ class Index:
         ls = self.line_starts
         return np.asarray(self.tokens[ls[k] + 1:ls[k + 1]])
 
+    @cached_property
+    def _text(self) -> np.ndarray:
+        return np.memmap(self.path / "text.txt", dtype=np.uint8, mode="r")
+
     def line_text(self, k: int) -> str:
         """The text of line k (0-based over the whole index)."""
         if self.line_bytes is not None:
             a, b = int(self.line_bytes[k]), int(self.line_bytes[k + 1]) - 1
-            with open(self.path / "text.txt", "rb") as f:
-                f.seek(a)
-                return f.read(b - a).decode("utf-8", errors="replace")
+            return self._text[a:b].tobytes().decode("utf-8", errors="replace")
         return " ".join(self.vocab[int(t)] for t in self.line_tokens(k))
 
     def _line_spans(self, k: int, text: str) -> list[tuple[int, int]]:

@@ -73,7 +73,8 @@ def gather_postings(type_ids: np.ndarray, indptr: np.ndarray, postings: np.ndarr
 
 
 def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarray,
-                   postings: np.ndarray, dense_fraction: float = 0.25) -> tuple[np.ndarray, dict[str, int]]:
+                   postings: np.ndarray, dense_fraction: float = 0.25, freq: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, dict[str, int]]:
     """Step 2: every start j with mask_i[t[j + i]] for all i (sorted), and the work done.
 
     The rarest slot r (smallest sum of frequencies, the paper's ordering) seeds the candidates
@@ -84,7 +85,8 @@ def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarr
     come from a scan of the forward array instead (same answer, better locality)."""
     m = len(masks)
     n_pos = tokens.shape[0]
-    freq = np.diff(np.asarray(indptr))
+    if freq is None:
+        freq = np.diff(np.asarray(indptr))
     costs = [slot_cost(mk, freq) for mk in masks]
     stats = {"candidates": 0, "rarest_slot": 0, "dense": 0}
     if min(costs) == 0:
