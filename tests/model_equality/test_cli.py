@@ -1,5 +1,7 @@
 """The CLI end to end on JSONL files, and what bad input gets (exit 2, one line)."""
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -8,6 +10,19 @@ import pytest
 
 
 def run(*args):
+    """The CLI in-process (fast); `run_subprocess` checks the real entry point once."""
+    from iclr25.core.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["iclr25", "model_equality", *args])
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def run_subprocess(*args):
     return subprocess.run([sys.executable, "-m", "iclr25.core.cli", "model_equality", *args],
                           capture_output=True, text=True, timeout=120)
 
@@ -25,7 +40,7 @@ def files(tmp_path):
 
 def test_cli_test_rejects_a_different_api_and_accepts_the_same(files):
     ref, same, api = files
-    out = run("test", "--ref", ref, "--api", api, "--b", "200")
+    out = run_subprocess("test", "--ref", ref, "--api", api, "--b", "200")
     assert out.returncode == 0, out.stderr
     assert "p-value 0.004975" in out.stdout and "decision: REJECT" in out.stdout
     out = run("test", "--ref", ref, "--api", same, "--b", "200", "--pvalue", "null")
@@ -49,7 +64,29 @@ def test_cli_bad_input_is_one_line_exit_2(files, tmp_path):
         (("test", "--ref", ref, "--api", api, "--pvalue", "exact"), "unknown --pvalue 'exact'"),
         (("test", "--ref", api, "--api", ref, "--pvalue", "null"), "api.jsonl: prompt 0: the pool has 12"),
     ]:
-        out = run(*args)
+        out = run_subprocess(*args) if needle.startswith("bad.jsonl") else run(*args)
         assert out.returncode == 2, (args, out.stdout, out.stderr)
         err = out.stderr.strip()
         assert needle in err and len(err.splitlines()) == 1, err
+
+
+def test_cli_simulate_then_test_and_power_from_a_config(tmp_path):
+    out = run("simulate", "--out", str(tmp_path), "--profile", "smoke", "--endpoint", "swap",
+              "--prompts", "3", "--n-ref", "8", "--n-api", "4", "--L", "12")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in (tmp_path / "api.jsonl").read_text().splitlines()]
+    assert len(rows) == 12 and all(set(r) == {"prompt", "completion"} for r in rows)
+    out = run("test", "--ref", str(tmp_path / "ref.jsonl"), "--api", str(tmp_path / "api.jsonl"), "--b", "50")
+    assert out.returncode == 0 and "decision:" in out.stdout, out.stderr
+    cfg = tmp_path / "sim.toml"
+    cfg.write_text("sims = 5\nb = 20\nn_per_prompt = [5]\n")
+    out = run("power", "--profile", "smoke", "--config", str(cfg))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1].split() == ["endpoint", "N=5m"] and len(lines) == 2 + 10
+    assert all(0.0 <= float(line.split()[1]) <= 1.0 for line in lines[2:])
+    cfg.write_text("simz = 5\n")
+    out = run("power", "--profile", "smoke", "--config", str(cfg))
+    assert out.returncode == 2 and "unknown field 'simz'" in out.stderr
+    out = run("simulate", "--out", str(tmp_path), "--endpoint", "gpt4")
+    assert out.returncode == 2 and "unknown --endpoint 'gpt4'" in out.stderr

@@ -87,6 +87,7 @@ def simulate(
     n_ref: Annotated[int, typer.Option(help="reference completions per prompt")] = 40,
     n_api: Annotated[int, typer.Option(help="API completions per prompt")] = 20,
     L: Annotated[int, typer.Option("--L", help="characters per completion")] = 50,  # noqa: N803
+    profile: Annotated[str, typer.Option(help="which trained LM: smoke (tiny) | quick | full")] = "quick",
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
     """Write JSONL completions from our small character LM and one of its distortions (a demo API)."""
@@ -99,7 +100,9 @@ def simulate(
     for name, v in (("prompts", prompts), ("n-ref", n_ref), ("n-api", n_api), ("L", L)):
         if v < 1:
             raise UserError(f"--{name} must be >= 1, got {v}")
-    cfg = replace(PROFILE_CONFIGS["quick"], m=prompts, L=L)
+    if profile not in PROFILE_CONFIGS:
+        raise UserError(f"unknown --profile {profile!r}; choose from {', '.join(PROFILE_CONFIGS)}")
+    cfg = replace(PROFILE_CONFIGS[profile], m=prompts, L=L)
     eps, task, _ = build_endpoints(cfg, seed)
     out.mkdir(parents=True, exist_ok=True)
     for fname, name, n, s in (("ref.jsonl", "ref", n_ref, seed), ("api.jsonl", endpoint, n_api, seed + 1)):

@@ -78,7 +78,7 @@ class SimConfig:
     sims: int = 100  # Monte-Carlo simulations per power estimate
     b: int = 1000  # null simulations
     alpha: float = 0.05
-    perm_sims: int = 50  # level of the permutation p-value (Hamming)
+    perm_sims: int = 200  # level of the permutation p-value (Hamming)
     perm_b: int = 200
     audit_alpha: float = 0.01  # §5
     audit_reps: int = 10
