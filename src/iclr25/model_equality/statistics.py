@@ -36,7 +36,7 @@ def _mmd_from_sums(s_pp: float, s_qq: float, s_pq: float, x_p: np.ndarray, x_q: 
         a = np.bincount(x_p, minlength=m).astype(np.float64)
         b = np.bincount(x_q, minlength=m).astype(np.float64)
         d_pp, d_qq, d_pq = float(a @ a - n), float(b @ b - k), float(a @ b)
-    return _safe_div(s_pp, d_pp) + _safe_div(s_qq, d_qq) - 2.0 * _safe_div(s_pq, d_pq)
+    return float(_safe_div(s_pp, d_pp) + _safe_div(s_qq, d_qq) - 2.0 * _safe_div(s_pq, d_pq))
 
 
 @dataclass(frozen=True)
