@@ -359,12 +359,15 @@ def _figure(power, cfg, ctx: RunContext) -> list[str]:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
     for t in TESTS:
-        ax[0].plot(cfg.n_per_prompt, [_median(power, t, cfg.L, n) for n in cfg.n_per_prompt], "o-", label=t)
-    ax[0].set(xlabel="samples per prompt (N/m)", ylabel="median power", title=f"L = {cfg.L} chars",
-              ylim=(-0.02, 1.02))
+        ax[0].plot(cfg.n_per_prompt, [float(np.mean([power[(t, cfg.L, n)][d] for d in DISTORTIONS]))
+                                      for n in cfg.n_per_prompt], "o-", label=t)
+    ax[0].axhline(cfg.alpha, color="grey", ls="--", lw=1)
+    ax[0].set(xlabel="samples per prompt (N/m)", ylabel="mean power over distortions",
+              title=f"L = {cfg.L} chars", ylim=(-0.02, 1.02))
     ax[0].legend()
     n = cfg.n_per_prompt[-1]
     ax[1].bar(DISTORTIONS, [power[("hamming", cfg.L, n)][d] for d in DISTORTIONS])
+    ax[1].axhline(cfg.alpha, color="grey", ls="--", lw=1)
     ax[1].set(ylabel="Hamming power", title=f"N = {n}m", ylim=(0, 1.02))
     ax[1].tick_params(axis="x", rotation=60)
     fig.tight_layout()
