@@ -41,13 +41,15 @@ CLAIMS = [
                     "better than NLL and TIC on the multivariate synthetic data.",
           paper="multivariate synthetic, k = 4..20: W₂+pseudo-labels gives accurate TAC in fewer epochs "
                 "(figures only; numeric tables not accessible)",
-          criterion="TAC(W₂+PL) ≤ TAC(NLL) and ≤ 1.1 × TAC(TIC) at every k ∈ {4, 8} (mean over trials); "
-                    "PARTIAL when only some of the comparisons hold"),
+          criterion="TAC(W₂+PL) ≤ TAC(NLL) and ≤ 1.1 × TAC(TIC) at every k ∈ {4, 8} (mean over trials; "
+                    "TIC on its own trial); PARTIAL when only some of the comparisons hold. The quick "
+                    "profile trains TIC at k = 4 only"),
     Claim(key="cheaper_than_tic",
           statement="Training with the W₂ bound and pseudo-labels is much cheaper than TIC, which needs "
                     "per-sample Jacobians and Hessians.",
           paper="lower time and memory than TIC (multivariate synthetic)",
-          criterion="time per epoch of W₂+PL (pseudo-label precompute amortised in) ≤ 0.3 × TIC's at k = 8"),
+          criterion="time per epoch of W₂+PL (pseudo-label precompute amortised in) ≤ 0.3 × TIC's at k = 8, "
+                    "both measured in the same run (quick: TIC timed over one epoch)"),
     Claim(key="faster_convergence",
           statement="On the univariate sinusoid, self-supervision (W₂ + pseudo-labels) fits the mean in far "
                     "fewer epochs than NLL.",
@@ -66,6 +68,7 @@ CLAIMS = [
 
 METHODS = ("w2_pseudo", "nll", "beta_nll", "faithful", "tic")
 UCI_SETS = ("concrete", "energy", "red_wine", "abalone", "parkinson")
+UCI_ABLATION_JITTER = 0.1
 
 
 # ---- bound_holds ---------------------------------------------------------------------------------
@@ -304,7 +307,12 @@ def _uci_finding(ctx: RunContext) -> Finding:
     max_rows = ctx.pick(smoke=150, quick=None, full=None)
     specs = [{"kind": "uci", "name": s, "folder": str(folder), "max_rows": max_rows} for s in sets]
     tasks = _tasks(specs, ["w2_pseudo", "nll"], epochs, trials, ctx.seed)
-    res = ctx.map(train_eval, tasks, "UCI fits")
+    # ablation, not part of the verdict: better-conditioned pseudo-labels (jitter 10% of each standardised
+    # target's variance instead of 1e-6), to test whether near-singular labels are what hurts TAC
+    ablation = _tasks(specs, ["w2_pseudo"], epochs, trials, ctx.seed,
+                      params={"pl_jitter": UCI_ABLATION_JITTER})
+    results = ctx.map(train_eval, tasks + ablation, "UCI fits")
+    res, res_ab = results[:len(tasks)], results[len(tasks):]
     measured: dict[str, float | int | str] = {"epochs": epochs, "trials": trials,
                                               "max_rows": max_rows or "all"}
     wins = []
@@ -312,13 +320,17 @@ def _uci_finding(ctx: RunContext) -> Finding:
         w2 = _mean_of(res, tasks, "tac", name=s, loss="w2_pseudo")
         nll = _mean_of(res, tasks, "tac", name=s, loss="nll")
         pl = _mean_of(res, tasks, "tac_pseudo_labels", name=s, loss="w2_pseudo")
-        measured.update({f"tac_w2_pseudo_{s}": w2, f"tac_nll_{s}": nll, f"tac_pseudo_labels_{s}": pl})
+        ab = _mean_of(res_ab, ablation, "tac", name=s)
+        measured.update({f"tac_w2_pseudo_{s}": w2, f"tac_nll_{s}": nll, f"tac_pseudo_labels_{s}": pl,
+                         f"tac_w2_pseudo_jitter{UCI_ABLATION_JITTER:g}_{s}": ab})
         wins.append(bool(w2 < nll))
     measured["sets_won"] = sum(wins)
     share = sum(wins) / len(wins)
     scale = "" if ctx.profile == "full" else f" (reduced: {len(sets)} of 5 sets, {epochs} epochs)"
     per_set = ", ".join(f"{s} {measured[f'tac_w2_pseudo_{s}']:.2f} vs {measured[f'tac_nll_{s}']:.2f} "
-                        f"(pseudo-labels as Σ̂: {measured[f'tac_pseudo_labels_{s}']:.2f})" for s in sets)
+                        f"(pseudo-labels as Σ̂: {measured[f'tac_pseudo_labels_{s}']:.2f}; "
+                        f"W₂+PL with jitter {UCI_ABLATION_JITTER:g}: "
+                        f"{measured[f'tac_w2_pseudo_jitter{UCI_ABLATION_JITTER:g}_{s}']:.2f})" for s in sets)
     return Finding("uci", graded(share, 0.6, 0.2), measured,
                    f"W₂+PL TAC < NLL TAC on {sum(wins)}/{len(sets)} sets{scale}; {per_set}")
 
