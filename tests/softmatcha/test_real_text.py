@@ -20,10 +20,9 @@ PHRASES = ["the king of israel", "the son of man", "the land of egypt", "eat bre
 
 
 @pytest.fixture(scope="module")
-def kjv(tmp_path_factory):
-    from iclr25.softmatcha import Index
-    verses = [v for _, v in kjv_lines()]
-    return verses, Index.from_lines(verses, tmp_path_factory.mktemp("kjv") / "kjv.smidx")
+def kjv():
+    from iclr25.softmatcha.demo import kjv_index
+    return [v for _, v in kjv_lines()], kjv_index()  # the built-in demo index (cached after first use)
 
 
 @pytest.mark.parametrize("phrase", PHRASES)
@@ -49,3 +48,20 @@ def test_index_is_compact(kjv):
     _, idx = kjv
     assert idx.n_tokens > 900_000
     assert idx.bytes_per_token() <= 12  # official layout: 22 B/token (+ indptr), measured 26.2
+
+
+def test_cli_searches_the_builtin_corpus(kjv):
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "iclr25.core.cli", "softmatcha", "search", "kjv",
+                        "the king of israel", "-t", "0.8", "--count-matches"],
+                       capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stdout) == (0, f"{kjv[1].count('the king of israel', 0.8)}\n")
+
+
+def test_match_lines_point_at_the_verse(kjv):
+    verses, idx = kjv
+    res = idx.search("a still small voice", 1.0)
+    [m] = list(res)
+    assert verses[res.line_indices()[0]] == m.text and m.line == res.line_indices()[0] + 1
+    assert m.matched_text == "a still small voice"
