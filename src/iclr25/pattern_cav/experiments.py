@@ -185,6 +185,7 @@ class DigitsRun:
     lams: tuple[float, ...] = (1e6, 1e7, 1e8)
     rr_methods: tuple[str, ...] = ("pattern", "svm")
     layer: str = "conv3"
+    extra_layers: tuple[str, ...] = ()  # alignment also measured (not judged) at these layers
     n_bank: int = 5  # TCAV significance: concept CAVs from random subsets vs random CAVs
     filter_config: FilterConfig = FilterConfig()
 
@@ -246,6 +247,13 @@ def _digits_seed(run: DigitsRun) -> dict[str, float]:
     for m, cav in cavs.items():
         out[f"{m}_cos"] = alignment(cav, a_with, a_without)
         out[f"{m}_auc"] = concept_auc(cav, det_acts, det_labels)
+    for layer in run.extra_layers:
+        acts_l = collect_activations(model, layer, data.x_train[tr])
+        with_l = collect_activations(model, layer, data.x_test_art[te])
+        without_l = collect_activations(model, layer, data.x_test[te])
+        for m in ALL_METHODS:
+            out[f"{layer}_{m}_cos"] = alignment(compute_cav(acts_l, labels, m, run.filter_config), with_l,
+                                                without_l)
     # TCAV on clean test images of the attacked class: CAV vs the per-sample ground-truth direction
     grads = layer_gradients(model, run.layer, data.x_test[te], cls)
     # judged: per-position counting (the paper's code); reported too: positions averaged first
@@ -275,9 +283,9 @@ def _digits(ctx: RunContext, fcfg: FilterConfig) -> tuple[Finding, Finding]:
     n_seeds = ctx.pick(smoke=1, quick=1, full=5)
     base = DigitsRun(seed=0, filter_config=fcfg)
     base = ctx.pick(
-        smoke=replace(base, train_epochs=1, rr_epochs=1, lams=(1e7,), n_bank=2),
-        quick=replace(base, lams=(1e6, 1e7)),
-        full=replace(base, lams=(1e6, 1e7, 1e8), rr_methods=ALL_METHODS, n_bank=10))
+        smoke=replace(base, train_epochs=1, rr_epochs=1, lams=(1e7,), n_bank=2, extra_layers=("conv2",)),
+        quick=replace(base, lams=(1e6, 1e7), extra_layers=("conv2",)),
+        full=replace(base, lams=(1e6, 1e7, 1e8), rr_methods=ALL_METHODS, n_bank=10, extra_layers=("conv2",)))
     runs = [replace(base, seed=s % 2**31) for s in child_seeds(ctx.seed + 3, n_seeds)]
     res = ctx.map(_digits_seed, runs, description="digits CNN")
     m = {k: float(np.mean([r[k] for r in res])) for k in res[0]}
