@@ -13,6 +13,7 @@ from iclr25.hetero_covariance.losses import (
     faithful_loss,
     gaussian_nll_diag,
     gaussian_nll_full,
+    kl_calibrated_loss,
     w2_bound,
     w2_bound_loss,
     w2_exact_loss,
@@ -169,3 +170,15 @@ def test_exact_w2_agrees_with_pot_peer():
     m1, m2 = torch.randn(20, 5, dtype=f64), torch.randn(20, 5, dtype=f64)
     peer = ot.gaussian.bures_wasserstein_distance(m1.numpy(), m2.numpy(), S1.numpy(), S2.numpy(), paired=True)
     assert np.allclose(exact_w2(m1, S1, m2, S2).numpy(), peer**2, rtol=1e-8, atol=1e-10)
+
+
+def test_kl_calibrated_is_minimised_at_half_of_prior_plus_residual_outer_product():
+    g = torch.Generator().manual_seed(12)
+    prior = random_spd(1, 3, g)
+    mu, y = torch.zeros(1, 3, dtype=f64), torch.randn(1, 3, dtype=f64, generator=g)
+    opt = 0.5 * (prior + (y - mu)[..., None] @ (y - mu)[:, None])  # Lemma: Σ* = (Σ_prior + r rᵀ)/2
+    Lc = torch.linalg.cholesky(opt).requires_grad_(True)
+    kl_calibrated_loss(mu, Lc @ Lc.transpose(-1, -2), y, prior).backward()
+    assert Lc.grad.abs().max() < 1e-10
+    worse = kl_calibrated_loss(mu, 1.3 * opt, y, prior)
+    assert float(worse) > float(kl_calibrated_loss(mu, opt, y, prior))

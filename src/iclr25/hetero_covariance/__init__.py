@@ -20,6 +20,7 @@ from iclr25.hetero_covariance.losses import (
     faithful_loss,
     gaussian_nll_diag,
     gaussian_nll_full,
+    kl_calibrated_loss,
     w2_bound,
     w2_bound_loss,
     w2_exact_loss,
@@ -41,7 +42,8 @@ __all__ = [
     "CLAIMS", "LOSSES", "PAPER", "CovarianceHead", "Dataset", "HeteroscedasticNet",
     "HeteroscedasticRegressor",
     "MeanHead", "NetConfig", "PseudoLabelConfig", "ResidualMLP", "beta_nll", "exact_w2", "faithful_loss",
-    "gaussian_ll", "gaussian_nll_diag", "gaussian_nll_full", "load_diabetes_matrix", "load_uci", "mse",
+    "gaussian_ll", "gaussian_nll_diag", "gaussian_nll_full", "kl_calibrated_loss", "load_diabetes_matrix",
+    "load_uci", "mse",
     "multivariate", "neighbourhood_pseudo_covariance", "run", "sinusoid", "sqrtm_spd", "tac", "tac_residuals",
     "tic_covariance", "uci_protocol", "w2_bound", "w2_bound_loss", "w2_exact_loss",
 ]

@@ -30,8 +30,8 @@ def fit(
     inputs: Annotated[str | None, typer.Option(help="comma-separated input columns (default: all other "
                                                                   "numeric columns)")]
     = None,
-    loss: Annotated[str, typer.Option(help="w2_pseudo | w2_exact | nll | nll_diag | beta_nll | faithful | "
-                                           "tic | mse")] = "w2_pseudo",
+    loss: Annotated[str, typer.Option(help="w2_pseudo | w2_exact | kl_calibrated | nll | nll_diag | "
+                                           "beta_nll | faithful | tic | mse")] = "w2_pseudo",
     epochs: Annotated[int, typer.Option(help="training epochs")] = 50,
     lr: Annotated[float, typer.Option(help="AdamW learning rate")] = 3e-4,
     batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 32,

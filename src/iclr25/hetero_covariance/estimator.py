@@ -24,6 +24,7 @@ from iclr25.hetero_covariance.tic import tic_covariance
 LOSSES: dict[str, str] = {
     "w2_pseudo": "sqrt",      # paper: ‖y−μ̂‖² + ‖Σ̂^½ − Σ̃^½‖²_F, Σ̃ from Algorithm 1
     "w2_exact": "cholesky",   # exact W₂²(N(y, Σ̃), N(μ̂, Σ̂)) with the same pseudo-labels
+    "kl_calibrated": "cholesky",  # tr(Σ̂⁻¹[Σ̃ + r rᵀ]) + 2 ln det Σ̂ with the same pseudo-labels
     "nll": "cholesky",        # full Gaussian NLL
     "nll_diag": "diag",       # diagonal Gaussian NLL
     "beta_nll": "diag",       # β-NLL, β = 0.5
@@ -31,7 +32,7 @@ LOSSES: dict[str, str] = {
     "tic": "tic",             # NLL with the Taylor Induced Covariance
     "mse": "diag",            # mean only; the covariance is the identity (in standardised units)
 }
-NEEDS_LABELS = ("w2_pseudo", "w2_exact")
+NEEDS_LABELS = ("w2_pseudo", "w2_exact", "kl_calibrated")
 
 
 @dataclass
@@ -189,6 +190,8 @@ class HeteroscedasticRegressor(BaseEstimator):
             return L.w2_bound_loss(mu, root, y, labels[1])
         if name == "w2_exact":
             return L.w2_exact_loss(mu, cov, y, labels[0], labels[1])
+        if name == "kl_calibrated":
+            return L.kl_calibrated_loss(mu, cov, y, labels[0])
         if name == "nll":
             return L.gaussian_nll_full(mu, cov, y)
         if name == "faithful":
