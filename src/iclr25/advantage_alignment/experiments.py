@@ -26,7 +26,7 @@ from iclr25.core.runtime import RunContext, child_seeds
 # Poster (repo poster.png), AdAlign on the IPD: P(C | start, CC, CD, DC, DD), state written (own, opp).
 PAPER_IPD_POLICY = {"start": 1.00, "CC": 0.97, "CD": 0.15, "DC": 0.96, "DD": 0.11}
 PAPER_SPEEDUP = 10.0  # poster: "runs 10x faster than other opponent-shaping algorithms"
-COIN_ITERS, NEGOTIATION_ITERS = 1200, 600  # full profile, 128 episodes of 50 steps per iteration
+COIN_ITERS, NEGOTIATION_ITERS = 1200, 400  # full profile, 128 episodes of 50 steps per iteration
 
 CLAIMS = [
     Claim("ipd_reciprocity",
