@@ -29,6 +29,7 @@ def test_fingerprint_depends_on_vectors_and_words():
     (["a", "a"], [[1, 0], [0, 1]], "unique"),
     (["a"], [[1, 0], [0, 1]], "does not match"),
     (["<unk>"], [[1, 0]], "reserved"),
+    (["new york"], [[1, 0]], "whitespace"),
 ])
 def test_bad_arrays(words, m, msg):
     with pytest.raises(UserError, match=msg):

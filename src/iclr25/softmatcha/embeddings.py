@@ -69,13 +69,19 @@ class Embeddings:
             raise UserError("embedding words must be unique")
         if UNK in words:
             raise UserError(f"{UNK!r} is reserved for the zero row; remove it from the word list")
+        bad = next((w for w in words if not w or any(c.isspace() for c in w)), None)
+        if bad is not None:  # a tokenizer never yields these, and vocab files are one word per line
+            raise UserError(f"embedding word {bad!r} is empty or contains whitespace")
         vectors = np.vstack([np.zeros((1, m.shape[1]), np.float32), _normalise(m)])
         return cls([UNK, *words], vectors, name)
 
     @classmethod
     def from_gensim(cls, kv: Any, name: str = "gensim") -> Embeddings:
-        """From gensim `KeyedVectors` (anything with `index_to_key` and `vectors`)."""
-        return cls.from_arrays(list(kv.index_to_key), kv.vectors, name=name)
+        """From gensim `KeyedVectors` (anything with `index_to_key` and `vectors`); keys with
+        whitespace (multi-word phrases) are skipped since a tokenizer never yields them."""
+        keys = [str(k) for k in kv.index_to_key]
+        keep = [i for i, k in enumerate(keys) if k and k != UNK and not any(c.isspace() for c in k)]
+        return cls.from_arrays([keys[i] for i in keep], np.asarray(kv.vectors)[keep], name=name)
 
     @classmethod
     def from_word2vec_text(cls, path: str | os.PathLike, name: str | None = None,
@@ -92,7 +98,8 @@ class Embeddings:
                 parts = line.rstrip().split(" ")
                 if i == 0 and len(parts) == 2 and all(p.isdigit() for p in parts):
                     continue  # word2vec header
-                if len(parts) < 2 or parts[0] in seen or parts[0] == UNK:
+                if len(parts) < 2 or parts[0] in seen or parts[0] == UNK or not parts[0] or \
+                        any(c.isspace() for c in parts[0]):
                     continue
                 try:
                     rows.append(np.asarray(parts[1:], dtype=np.float32))
@@ -189,7 +196,10 @@ def _read_cache(d: Path) -> Embeddings | None:
         return None
 
     def words() -> list[str]:
-        return (d / "vocab.txt").read_text(encoding="utf-8").split("\n")
+        w = (d / "vocab.txt").read_text(encoding="utf-8").split("\n")
+        if len(w) != vectors.shape[0]:
+            raise UserError(f"damaged embeddings cache {d}: delete it and retry")
+        return w
 
     return Embeddings(words, vectors, meta["name"], meta["fingerprint"])
 
