@@ -149,3 +149,15 @@ def test_load_uci_sets_from_shared_data(name):
         pytest.skip(f"UCI data not found at {UCI_DIR} (set ICLR25_SHARED)")
     M = load_uci(name, UCI_DIR)
     assert M.shape[1] == EXPECTED_COLS[name] and len(M) > 500 and np.isfinite(M).all()
+
+
+def test_estimator_follows_scikit_learn_conventions(small):
+    from sklearn.base import clone
+
+    reg = HeteroscedasticRegressor(loss="nll", epochs=3, k_neighbours=7)
+    twin = clone(reg)
+    assert twin.get_params() == reg.get_params() and not hasattr(twin, "net_")
+    X, Y = small
+    a = HeteroscedasticRegressor(epochs=1, random_state=3).fit(X, Y).predict(X[:4])
+    b = HeteroscedasticRegressor(epochs=1, random_state=3).fit(X, Y).predict(X[:4])
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])  # same seed, same model
