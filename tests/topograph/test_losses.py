@@ -164,3 +164,22 @@ def test_probabilities_outside_unit_interval_are_rejected():
 def test_bad_config(kwargs):
     with pytest.raises(UserError):
         TopographLoss(**kwargs)
+
+
+def test_descending_the_loss_on_free_logits_reaches_zero_topological_error():
+    from iclr25.topograph import diu
+    from iclr25.topograph.bench import make_batch
+    x, y = make_batch(32, 4, seed=3)
+    assert sum(diu((x[i, 0] > 0).numpy(), y[i].numpy()) for i in range(4)) > 0
+    x = x.clone().requires_grad_(True)
+    opt = torch.optim.SGD([x], lr=50.0)
+    loss_fn = TopographLoss(alpha=1.0)
+    for _ in range(20):
+        loss = loss_fn(x, y)
+        if loss_fn.last_n_regions == 0:
+            break
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss_fn.last_n_regions == 0
+    assert all(diu((x[i, 0] > 0).detach().numpy(), y[i].numpy()) == 0 for i in range(4))

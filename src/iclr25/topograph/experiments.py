@@ -74,8 +74,8 @@ class Sizes:
 def _sizes(ctx: RunContext) -> Sizes:
     return ctx.pick(
         smoke=Sizes(32, 16, 4, 3, 2, 1, 32, 2, 1, 20),
-        quick=Sizes(32, 200, 100, 250, 100, 1, 128, 8, 3, 300),
-        full=Sizes(64, 800, 200, 1500, 400, 3, 128, 8, 5, 2000),
+        quick=Sizes(32, 200, 100, 200, 100, 1, 128, 8, 2, 300),
+        full=Sizes(64, 800, 200, 1500, 300, 3, 128, 8, 5, 2000),
     )
 
 
