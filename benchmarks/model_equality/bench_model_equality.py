@@ -28,6 +28,7 @@ from iclr25.model_equality import (
     empirical_pvalue,
     permutation_null,
 )
+from iclr25.model_equality.encoding import concat
 
 M, PER_PROMPT = 25, 10
 
@@ -112,6 +113,15 @@ def main(quick: bool) -> None:
         print(f"{L:>5} {t_count * 1e3:>12.2f}ms {t_gram * 1e3:>11.1f}ms {t_all:>10.2f}s "
               f"{t_off * 1e3:>11.1f}ms {t_gram / t_count:>10.0f}x {t_all / t_count:>12.0f}x "
               f"{ratio:>13.0f}x {diff:>19.2e}")
+
+    print("\n== 1b. memory: Gram matrix of the pooled rows vs the counting form's key table")
+    for L in lengths:  # noqa: N806
+        p, q = synthetic(rng, PER_PROMPT, L), synthetic(rng, PER_PROMPT, L, shift=0.2)
+        prep = HammingMMD().prepare(concat(p, q))
+        rows = p.N + q.N
+        gram_b, count_b = rows * rows * 8, prep.keys.nbytes + prep.n_keys * 8 * 2
+        print(f"L = {L:>4}: Gram {gram_b / 1e6:.2f} MB (grows as N^2), counts {count_b / 1e6:.2f} MB "
+              f"(grows as N L) -> {gram_b / count_b:.1f}x")
 
     print("\n== 2. cost of one p-value, Hamming, N = 250 per side, L = 50, B = 1000")
     pool = synthetic(rng, 60, 50)
