@@ -145,7 +145,7 @@ def build_endpoints(cfg: SimConfig, seed: int) -> tuple[dict, list[str], dict]:
 
 def build_pools(cfg: SimConfig, seed: int) -> tuple[dict[str, CompletionSample], dict]:
     """Completion pools per endpoint: sampled once per (config, seed) and cached."""
-    key = config_hash({"cfg": asdict(cfg), "seed": seed, "v": 1})
+    key = config_hash({"cfg": asdict(cfg), "seed": seed, "v": 2})
     path = cache_dir() / "model_equality" / f"pools-{key}.npz"
     if path.is_file():
         d = np.load(path)
@@ -162,6 +162,7 @@ def build_pools(cfg: SimConfig, seed: int) -> tuple[dict[str, CompletionSample],
             n = cfg.pool_ref if name == "ref" else cfg.pool_alt
             pools[name] = generate(ep, task, n, cfg.L, seeds[name])
     info = {**{k: float(v) for k, v in info.items()}, "sample_s": t["s"]}
+    info |= {f"tv_per_char_{k}": v for k, v in next_char_tv(eps, cfg, seed).items()}
     arrays = {f"pool_{k}": v.completions for k, v in pools.items()}
     arrays |= {f"xids_{k}": v.prompt_ids for k, v in pools.items()}
     arrays |= {f"info_{k}": np.array(v) for k, v in info.items()}
@@ -170,6 +171,18 @@ def build_pools(cfg: SimConfig, seed: int) -> tuple[dict[str, CompletionSample],
     with atomic_write(path) as f:
         f.write(buf.getvalue())
     return pools, info
+
+
+def next_char_tv(eps: dict, cfg: SimConfig, seed: int, windows: int = 2000) -> dict[str, float]:
+    """How big each distortion is: mean total-variation distance between its next-character
+    distribution and the reference's, over random contexts from the training corpus."""
+    from iclr25.model_equality.lm import build_corpus, random_windows
+    from iclr25.model_equality.sampling import next_char_probs
+    ids, _ = build_corpus(_lm_config(cfg, seed).corpus)
+    ctx, _ = random_windows(ids, eps["ref"].model.context, windows, np.random.default_rng([seed, 13]))
+    p_ref = next_char_probs(eps["ref"], ctx)
+    return {name: float(0.5 * (next_char_probs(ep, ctx) - p_ref).abs().sum(-1).mean())
+            for name, ep in eps.items() if name not in ("ref", "same")}
 
 
 # ---- power cells (module-level for ctx.map) -----------------------------------------------------------
@@ -241,6 +254,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
     figures = _figure(power, cfg, ctx)
     common = {"m": cfg.m, "L": cfg.L, "sims": cfg.sims, "b": cfg.b, "pools_s": t_pool["s"],
               "power_s": t_power["s"], "lm_final_loss": info.get("final_loss", float("nan"))}
+    common |= {k: v for k, v in info.items() if k.startswith("tv_per_char_")}
     return [
         _hamming_power_small_n(power, cfg, common, figures),
         _level_control(power, perm_fpr, cfg),

@@ -140,7 +140,7 @@ class CharMLP(nn.Module):
         return self.fc2(h)  # (B, VOCAB)
 
 
-def _windows(ids: np.ndarray, context: int, batch: int, rng: np.random.Generator):
+def random_windows(ids: np.ndarray, context: int, batch: int, rng: np.random.Generator):
     pos = rng.integers(context, len(ids), size=batch)
     x = np.stack([ids[p - context:p] for p in pos])
     return torch.from_numpy(x), torch.from_numpy(ids[pos])
@@ -155,7 +155,7 @@ def train_steps(model: CharMLP, ids: np.ndarray, steps: int, batch: int, lr: flo
     loss = torch.tensor(float("nan"))
     model.train()
     for _ in range(steps):
-        x, y = _windows(ids, model.context, batch, rng)
+        x, y = random_windows(ids, model.context, batch, rng)
         loss = nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()

@@ -32,12 +32,23 @@ def _top_p_filter(probs: torch.Tensor, top_p: float) -> torch.Tensor:
 
 
 @torch.no_grad()
+def next_char_probs(endpoint: Endpoint, ctx: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """The endpoint's sampling distribution over the next character given contexts (B, context)."""
+    logits = endpoint.model(ctx).float()  # computed in the model's dtype
+    if endpoint.watermark is not None:
+        mask = endpoint.watermark.green_mask() if mask is None else mask
+        logits = endpoint.watermark(logits, ctx[:, -1], mask)
+    probs = torch.softmax(logits / endpoint.temperature, dim=-1)
+    if endpoint.top_p < 1.0:
+        probs = _top_p_filter(probs, endpoint.top_p)
+    return probs
+
+
+@torch.no_grad()
 def generate(endpoint: Endpoint, prompts: list[str], n_per_prompt: int, L: int, seed: int,  # noqa: N803
              ) -> CompletionSample:
     """n_per_prompt completions of up to L characters for each prompt; cut at EOS, padded with PAD."""
-    model = endpoint.model
-    c = model.context
-    dtype = next(model.parameters()).dtype
+    c = endpoint.model.context
     ctx0 = [to_ids(p)[-c:] for p in prompts]
     ctx0 = np.stack([np.pad(x, (c - len(x), 0), constant_values=EOS) for x in ctx0])
     ctx = torch.from_numpy(np.repeat(ctx0, n_per_prompt, axis=0))  # (B, c)
@@ -47,19 +58,13 @@ def generate(endpoint: Endpoint, prompts: list[str], n_per_prompt: int, L: int, 
     out = torch.full((B, L), PAD, dtype=torch.long)
     done = torch.zeros(B, dtype=torch.bool)
     for t in range(L):
-        logits = model(ctx).float()  # (B, VOCAB), computed in the model's dtype
-        if endpoint.watermark is not None:
-            logits = endpoint.watermark(logits, ctx[:, -1], mask)
-        probs = torch.softmax(logits / endpoint.temperature, dim=-1)
-        if endpoint.top_p < 1.0:
-            probs = _top_p_filter(probs, endpoint.top_p)
+        probs = next_char_probs(endpoint, ctx, mask)  # (B, VOCAB)
         nxt = torch.multinomial(probs, 1, generator=gen).squeeze(1)  # (B,)
         done |= nxt == EOS
         out[:, t] = torch.where(done, torch.full_like(nxt, PAD), nxt)
         ctx = torch.cat([ctx[:, 1:], nxt[:, None]], dim=1)
         if bool(done.all()):
             break
-    _ = dtype
     prompt_ids = np.repeat(np.arange(len(prompts)), n_per_prompt)
     return CompletionSample(prompt_ids, out.numpy(), len(prompts))
 
