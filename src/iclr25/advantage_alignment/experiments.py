@@ -26,7 +26,7 @@ from iclr25.core.runtime import RunContext, child_seeds
 # Poster (repo poster.png), AdAlign on the IPD: P(C | start, CC, CD, DC, DD), state written (own, opp).
 PAPER_IPD_POLICY = {"start": 1.00, "CC": 0.97, "CD": 0.15, "DC": 0.96, "DD": 0.11}
 PAPER_SPEEDUP = 10.0  # poster: "runs 10x faster than other opponent-shaping algorithms"
-COIN_ITERS, NEGOTIATION_ITERS = 1200, 400  # full profile, 128 episodes of 50 steps per iteration
+COIN_ITERS, NEGOTIATION_ITERS = 1200, 600  # full profile, 128 episodes of 50 steps per iteration
 
 CLAIMS = [
     Claim("ipd_reciprocity",
@@ -145,6 +145,20 @@ def _mean(xs: list[float]) -> float:
     return float(np.mean(xs)) if xs else float("nan")
 
 
+def _tail(r: dict, key: str) -> np.ndarray:
+    """The last 10% of a training curve (at least one iteration)."""
+    h = np.asarray(r["history"][key])
+    return h[-max(1, len(h) // 10):]
+
+
+def _tail_mean(r: dict, key: str) -> float:
+    return float(_tail(r, key).mean())
+
+
+def _tail_ratio(r: dict, num: str, den: str) -> float:
+    return float(_tail(r, num).sum() / max(_tail(r, den).sum(), 1e-9))
+
+
 def run(profile: str, ctx: RunContext) -> list[Finding]:
     seeds = child_seeds(ctx.seed, 3)
     seeds = [s % 100_000 for s in seeds]
@@ -173,10 +187,13 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
         return [r for r in results if (r["task"].env, r["task"].algo, r["task"].opponent) == (env, algo, opp)]
 
     figs = _figures(ctx, by("ipd", "adalign"), by("ipd", "naive"), lola)
+    coin, neg = (by("coin", "adalign")[0], by("coin", "naive")[0]), (by("negotiation", "adap")[0],
+                                                                   by("negotiation", "ppo")[0])
+    game_figs = _game_figures(ctx, coin, neg)
     findings = [_ipd_reciprocity(by("ipd", "adalign"), by("ipd", "naive"), lola, ipd_iters, figs),
                 _not_exploitable(by("ipd", "adalign"), by("ipd", "adalign", "defect")[0]),
-                _coin(by("coin", "adalign")[0], by("coin", "naive")[0], profile),
-                _negotiation(by("negotiation", "adap")[0], by("negotiation", "ppo")[0], profile),
+                _coin(*coin, profile, game_figs[:1]),
+                _negotiation(*neg, profile, game_figs[1:]),
                 _cheaper(timing, ipd_batch),
                 Finding.not_testable("melting_pot", MELTING_POT_REASON)]
     return findings
@@ -217,37 +234,45 @@ def _scale_note(profile: str, task) -> str:
     return f"{profile} profile ran {task.iters} iterations, batch {task.batch}, T={task.T}"
 
 
-def _coin(aa: dict, naive: dict, profile: str) -> Finding:
+def _coin(aa: dict, naive: dict, profile: str, figs: list[str]) -> Finding:
     aa_own, nv_own = aa["eval"]["own_coin_fraction"], naive["eval"]["own_coin_fraction"]
     measured = {"adalign_own_coin_fraction": aa_own, "naive_own_coin_fraction": nv_own,
                 "adalign_reward_per_step": _final_reward(aa), "naive_reward_per_step": _final_reward(naive),
-                "adalign_vs_defect_reward_per_step": aa["vs_defect"], "iterations": aa["task"].iters}
+                "adalign_vs_defect_reward_per_step": aa["vs_defect"], "iterations": aa["task"].iters,
+                "adalign_train_own_coin_fraction_last10pct": _tail_ratio(aa, "own_coins", "coins"),
+                "naive_train_own_coin_fraction_last10pct": _tail_ratio(naive, "own_coins", "coins")}
     summary = (f"own-coin fraction AdAlign {aa_own:.2f} vs naive {nv_own:.2f}; reward/step "
                f"{_final_reward(aa):.3f} vs {_final_reward(naive):.3f}")
     if profile != "full":
-        return Finding.not_testable("coin_game", f"full-profile claim (needs {COIN_ITERS} iterations); "
+        finding = Finding.not_testable("coin_game", f"full-profile claim (needs {COIN_ITERS} iterations); "
                                     f"{_scale_note(profile, aa['task'])}: " + summary, **measured)
+        finding.figures = figs
+        return finding
     verdict = graded(aa_own, 0.8, nv_own + 0.1)
     if verdict is Verdict.REPRODUCED:
         verdict = all_of(verdict, at_most(nv_own, 0.65))
-    return Finding("coin_game", verdict, measured, summary + "; paper: AdAlign self-play 0.28/step")
+    return Finding("coin_game", verdict, measured, summary + "; paper: AdAlign self-play 0.28/step", figs)
 
 
-def _negotiation(adap: dict, ppo: dict, profile: str) -> Finding:
+def _negotiation(adap: dict, ppo: dict, profile: str, figs: list[str]) -> Finding:
     w_aa, w_ppo = adap["eval"]["welfare_per_round"], ppo["eval"]["welfare_per_round"]
     measured = {"adap_welfare_per_round": w_aa, "ppo_welfare_per_round": w_ppo,
                 "adap_vs_defect_per_round": adap["vs_defect"], "ppo_vs_defect_per_round": ppo["vs_defect"],
-                "iterations": adap["task"].iters}
+                "iterations": adap["task"].iters,
+                "adap_train_welfare_last10pct": _tail_mean(adap, "welfare"),
+                "ppo_train_welfare_last10pct": _tail_mean(ppo, "welfare")}
     summary = (f"self-play welfare/round AdAP {w_aa:.2f} vs PPO {w_ppo:.2f} (greedy 9, cooperative 15); "
                f"vs always-defect AdAP {adap['vs_defect']:.2f}, PPO {ppo['vs_defect']:.2f} (AC gets 3.75)")
     if profile != "full":
         note = _scale_note(profile, adap["task"])
-        return Finding.not_testable("negotiation", f"full-profile claim (needs {NEGOTIATION_ITERS} "
-                                    f"iterations); {note}: " + summary, **measured)
+        finding = Finding.not_testable("negotiation", f"full-profile claim (needs {NEGOTIATION_ITERS} "
+                                       f"iterations); {note}: " + summary, **measured)
+        finding.figures = figs
+        return finding
     verdict = graded(w_aa, 12.0, w_ppo + 1.0)
     if verdict is Verdict.REPRODUCED:
         verdict = all_of(verdict, at_most(w_ppo, 10.0))
-    return Finding("negotiation", verdict, measured, summary)
+    return Finding("negotiation", verdict, measured, summary, figs)
 
 
 def _cheaper(timing: dict[str, float], batch: int) -> Finding:
@@ -297,3 +322,31 @@ def _figures(ctx: RunContext, aa: list[dict], naive: list[dict], lola: dict) -> 
     fig.savefig(ctx.figure_path("ipd_policy_bars.png"), dpi=120)
     plt.close(fig)
     return ["ipd_learning_curves.png", "ipd_policy_bars.png"]
+
+
+def _game_figures(ctx: RunContext, coin: tuple[dict, dict], neg: tuple[dict, dict]) -> list[str]:
+    """Training curves: own-coin fraction per iteration (Coin Game), welfare per round (Negotiation)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def own_fraction(r: dict) -> np.ndarray:
+        return np.asarray(r["history"]["own_coins"]) / np.maximum(np.asarray(r["history"]["coins"]), 1e-9)
+
+    names = []
+    for runs, labels, curve, ylabel, fname, title in (
+        (coin, ("AdAlign", "naive PG"), own_fraction, "own-coin fraction", "coin_learning_curves.png",
+         "Coin Game self-play"),
+        (neg, ("AdAP", "PPO"), lambda r: np.asarray(r["history"]["welfare"]), "welfare per round",
+         "negotiation_learning_curves.png", "Negotiation self-play"),
+    ):
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        for r, label, color in zip(runs, labels, ("C0", "C3"), strict=True):
+            ax.plot(curve(r), color=color, label=label, alpha=0.8)
+        ax.set(xlabel="iteration", ylabel=ylabel, title=title)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(ctx.figure_path(fname), dpi=120)
+        plt.close(fig)
+        names.append(fname)
+    return names

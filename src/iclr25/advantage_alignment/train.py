@@ -69,7 +69,7 @@ def train(env: str | MarkovGame = "ipd", algo: str = "adalign", opponent: str = 
 
     >>> r = train("ipd", "naive", iters=3, batch=8, T=4)
     >>> sorted(r.history)
-    ['reward_0', 'reward_1']
+    ['cooperate', 'reward_0', 'reward_1']
     """
     if algo not in ALGOS:
         raise UserError(f"unknown algo {algo!r}; choose from {', '.join(ALGOS)} "
@@ -98,6 +98,8 @@ def train(env: str | MarkovGame = "ipd", algo: str = "adalign", opponent: str = 
         r0, r1 = b.reward_per_step()
         hist["reward_0"].append(r0)
         hist["reward_1"].append(r1)
+        for k, v in b.info.items():  # game metrics per step: cooperate, own_coins/coins, welfare
+            hist.setdefault(k, []).append(float(v.mean()))
         if callback is not None:
             callback(it, b)
     return TrainResult(game, (first, second), hist)
