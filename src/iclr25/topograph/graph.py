@@ -1,4 +1,4 @@
-"""The component graph of a binary prediction P against its ground truth G (paper Sec. 3), and the
+"""The component graph of a binary prediction P against its ground truth G (paper: "component graph"), and the
 critical-node test that decides which wrong components change the topology.
 
 How we resolve connectivity. The paper thickens P by eps and G by 2*eps so that foreground is
@@ -118,9 +118,9 @@ class ComponentGraph:
 
 def critical_test(node_class: np.ndarray, edges: np.ndarray, pred_cluster: np.ndarray,
                   gt_cluster: np.ndarray) -> np.ndarray:
-    """Paper Sec. 3.2: a wrong node (FP or FN) is *regular* iff it touches exactly one correct-background
-    (TN) node and its other neighbours lie in exactly one foreground cluster of the counter class
-    (G-clusters for FP, P-clusters for FN). Every other wrong node is critical."""
+    """Paper, critical nodes: a wrong node (FP or FN) is *regular* iff it touches exactly one
+    correct-background (TN) node and its other neighbours lie in exactly one foreground cluster of the
+    counter class (G-clusters for FP, P-clusters for FN). Every other wrong node is critical."""
     n = len(node_class)
     u = np.concatenate([edges[:, 0], edges[:, 1]])  # directed view of each undirected edge
     w = np.concatenate([edges[:, 1], edges[:, 0]])

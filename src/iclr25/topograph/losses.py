@@ -1,6 +1,7 @@
-"""The Topograph loss (paper Sec. 3.3) and the pixel losses it is added to: soft Dice and clDice.
+"""The Topograph loss (the paper's aggregation over critical regions) and the pixel losses it is added
+to: soft Dice and clDice.
 
-L_topograph = 1/(B*K) * sum_{b,k} sum_{critical regions R} agg_{x in R} p_{c_hat(x)}(x)      (Eq. 4)
+L_topograph = 1/(B*K) * sum_{b,k} sum_{critical regions R} agg_{x in R} p_{c_hat(x)}(x)
 
 where c_hat(x) is the class currently predicted at x; lowering it flips the whole critical region.
 Total loss = Dice + alpha * L_topograph (the term is skipped when alpha = 0).
@@ -127,7 +128,7 @@ class TopographLoss(nn.Module):
             p_tgt = probs.gather(1, tgt)[:, 0].unsqueeze(1).expand(b, len(classes), h, w).reshape(-1)
             vals = -torch.log(p_tgt[pos_t].clamp_min(1e-7))
         per_region = _aggregate(vals, torch.from_numpy(rid).to(probs.device), n, cfg.aggregation)
-        return cfg.alpha * per_region.sum() / (b * len(classes))            # Eq. 4 normalisation
+        return cfg.alpha * per_region.sum() / (b * len(classes))            # normalised by batch x classes
 
 
 def soft_dice_loss(probs: torch.Tensor, onehot: torch.Tensor, include_background: bool = False,

@@ -1,4 +1,4 @@
-"""Topological metrics: the strict DIU (discrepancy between intersection and union, paper Sec. 4), Betti
+"""Topological metrics: the strict DIU (discrepancy between intersection and union, the paper's metric), Betti
 numbers / Betti-number errors, Dice and the clDice metric. Masks are binary, 8-connected foreground and
 4-connected background, with the outside of the image counted as background.
 """
@@ -52,7 +52,7 @@ def _ker_coker(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
 def diu_parts(pred, gt) -> dict[str, int]:
     """The four terms of DIU: ker/coker of H0 for i: P&G -> P|G and for j: bg(P|G) -> bg(P&G).
 
-    By Alexander duality the H1 terms of i equal the H0 terms of j on the complements (paper Sec. 4),
+    By Alexander duality the H1 terms of i equal the H0 terms of j on the complements (the paper's argument),
     so only component counts are needed.
     """
     p, g = check_pair(pred, gt)
@@ -64,7 +64,7 @@ def diu_parts(pred, gt) -> dict[str, int]:
 
 
 def diu(pred, gt) -> int:
-    """DIU error xi_err = dim ker i_* + dim coker i_* (paper Eq. for the strict metric).
+    """DIU error xi_err = dim ker i_* + dim coker i_* (the paper's strict metric xi_err).
 
     It is 0 iff the inclusion of the intersection into the union is a homotopy equivalence, which is
     strictly stronger than equal Betti numbers: two disjoint blobs of equal shape have Betti error 0
