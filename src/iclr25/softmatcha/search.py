@@ -73,7 +73,7 @@ def gather_postings(type_ids: np.ndarray, indptr: np.ndarray, postings: np.ndarr
 
 
 def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarray,
-                   postings: np.ndarray, dense_fraction: float = 0.25, freq: np.ndarray | None = None
+                   postings: np.ndarray, dense_fraction: float = 0.08, freq: np.ndarray | None = None
                    ) -> tuple[np.ndarray, dict[str, int]]:
     """Step 2: every start j with mask_i[t[j + i]] for all i (sorted), and the work done.
 
