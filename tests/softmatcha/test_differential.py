@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from iclr25.softmatcha import Embeddings, Index, soft_grep
 from iclr25.softmatcha.index import SearchConfig
+from iclr25.softmatcha.search import find_positions
 
 WORDS = ["aa", "bb", "cc", "dd", "ee", "ff"]
 OOV = "zz"  # in the corpus, not in the embeddings
@@ -63,7 +64,12 @@ def test_index_equals_scan_equals_brute_force(corpus, pattern, alphas, seed):
         with tempfile.TemporaryDirectory() as d:
             idx = Index.from_lines(lines, Path(d) / "i", embeddings=emb)
             idx.config = SearchConfig()
-            got = [(x.line, x.token_span[0]) for x in idx.search(" ".join(pattern), alphas)]
+            res = idx.search(" ".join(pattern), alphas)
+            got = [(x.line, x.token_span[0]) for x in res]
+            masks = [sl.mask for sl in idx.slots(" ".join(pattern), alphas)[0]]
+            for dense in (0.0, 1.0):  # candidates from a forward scan / from postings: same answer
+                pos, _ = find_positions(masks, idx.tokens, idx.indptr, idx.postings, dense_fraction=dense)
+                assert np.array_equal(pos, res.positions)
         scanned = [(x.line, x.token_span[0]) for x in
                    soft_grep(" ".join(pattern), lines=lines, embeddings=emb, threshold=alphas)]
     assert got == expected
