@@ -43,11 +43,19 @@ def refine(pred: np.ndarray, gt: np.ndarray) -> np.ndarray:
 
 
 def _label_classes(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """4-connected components of each class on the refined grid -> (labels, class of each node)."""
-    labels = np.zeros(r.shape, dtype=np.int64)
-    node_class: list[np.ndarray] = []
-    offset = 0
-    for k in (TN, FP, FN, TP):
+    """4-connected components of each class on the refined grid -> (labels, class of each node).
+
+    TN is labelled on the pixel grid (4-connected) and copied to the refined cells: a TN edge or corner
+    only exists between TN pixels, so its component is that of its top-left pixel (a 4x cheaper pass
+    over the usually largest class)."""
+    labels = np.zeros(r.shape, dtype=np.int32)
+    tn_pix, n_tn = ndimage.label(r[0::2, 0::2] == TN)
+    up = np.repeat(np.repeat(tn_pix, 2, axis=0), 2, axis=1)[: r.shape[0], : r.shape[1]]
+    m = r == TN
+    labels[m] = up[m] - 1
+    node_class = [np.full(n_tn, TN, dtype=np.int8)]
+    offset = n_tn
+    for k in (FP, FN, TP):
         lab, n = ndimage.label(r == k)
         m = lab > 0
         labels[m] = lab[m] - 1 + offset
@@ -58,13 +66,14 @@ def _label_classes(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _unique_pairs(labels: np.ndarray) -> np.ndarray:
     """Unordered pairs of distinct labels that touch (4-neighbours on the refined grid), shape (E, 2)."""
-    a = np.concatenate([labels[:, :-1].ravel(), labels[:-1, :].ravel()])
-    b = np.concatenate([labels[:, 1:].ravel(), labels[1:, :].ravel()])
-    m = a != b
-    lo, hi = np.minimum(a[m], b[m]), np.maximum(a[m], b[m])
-    n = int(labels.max()) + 1
-    keys = np.unique(lo * n + hi)
-    return np.stack([keys // n, keys % n], axis=1)
+    n = np.int64(labels.max()) + 1
+    keys = []
+    for a, b in ((labels[:, :-1], labels[:, 1:]), (labels[:-1, :], labels[1:, :])):
+        m = a != b
+        x, y = a[m].astype(np.int64), b[m].astype(np.int64)
+        keys.append(np.minimum(x, y) * n + np.maximum(x, y))
+    k = np.unique(np.concatenate(keys))
+    return np.stack([k // n, k % n], axis=1)
 
 
 def _clusters(n: int, edges: np.ndarray, member: np.ndarray) -> np.ndarray:
