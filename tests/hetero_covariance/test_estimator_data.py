@@ -161,3 +161,11 @@ def test_estimator_follows_scikit_learn_conventions(small):
     a = HeteroscedasticRegressor(epochs=1, random_state=3).fit(X, Y).predict(X[:4])
     b = HeteroscedasticRegressor(epochs=1, random_state=3).fit(X, Y).predict(X[:4])
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])  # same seed, same model
+
+
+def test_true_covariance_gives_lower_tac_than_wrong_ones():
+    d = multivariate(4, rng=np.random.default_rng(2))
+    right = tac(d.mean, d.cov, d.Y)
+    assert right < tac(d.mean, np.tile(np.eye(4), (len(d.Y), 1, 1)), d.Y)
+    flip = np.diag([1.0, 1.0, 1.0, -1.0])  # the last target's correlations get the wrong sign
+    assert right < tac(d.mean, flip @ d.cov @ flip, d.Y)
