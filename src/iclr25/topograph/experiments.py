@@ -74,7 +74,7 @@ class Sizes:
 def _sizes(ctx: RunContext) -> Sizes:
     return ctx.pick(
         smoke=Sizes(32, 16, 4, 3, 2, 1, 32, 2, 1, 20),
-        quick=Sizes(32, 200, 100, 120, 80, 1, 128, 8, 2, 200),
+        quick=Sizes(32, 200, 100, 100, 70, 1, 128, 8, 2, 200),
         full=Sizes(64, 800, 200, 1500, 300, 3, 128, 8, 5, 2000),
     )
 
