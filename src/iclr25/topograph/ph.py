@@ -12,6 +12,11 @@ Two backends compute the diagrams with critical pixels: gudhi (CubicalComplex) a
 
 from __future__ import annotations
 
+import functools
+import importlib.machinery
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import torch
 from torch import nn
@@ -21,6 +26,22 @@ from iclr25.topograph.metrics import betti_numbers
 from iclr25.topograph.tensors import prepare
 
 BACKENDS = ("gudhi", "cripser")
+
+
+@functools.cache
+def _cripser_t():
+    """cripser's T-construction `computePH`. The package's __init__ imports torch, POT and scikit-learn
+    (about 5 s of CPU); we load only its compiled extension when we can, else the package."""
+    try:
+        spec = importlib.util.find_spec("cripser")
+        path = next(Path(spec.submodule_search_locations[0]).glob("tcripser*.so"))
+        loader = importlib.machinery.ExtensionFileLoader("tcripser", str(path))
+        mod = importlib.util.module_from_spec(importlib.util.spec_from_loader("tcripser", loader))
+        loader.exec_module(mod)
+        return mod.computePH
+    except Exception:  # noqa: BLE001 - any failure: fall back to the documented import
+        import cripser
+        return cripser.computePH_T
 
 
 def persistence_pairs(p: np.ndarray, backend: str = "gudhi") -> list[tuple[int, int, int]]:
@@ -51,8 +72,7 @@ def persistence_pairs(p: np.ndarray, backend: str = "gudhi") -> list[tuple[int, 
         for d, arr in enumerate(essential):
             out += [(d, int(b), -1) for b in to_c(arr)]
     elif backend == "cripser":
-        import cripser
-        res = cripser.computePH_T(f, maxdim=1)
+        res = _cripser_t()(f, maxdim=1)
         for row in res:
             d = int(row[0])
             b = int(row[3]) * w + int(row[4])
