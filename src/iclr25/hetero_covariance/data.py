@@ -27,9 +27,10 @@ class Dataset:
 
 # ---- synthetic ----------------------------------------------------------------------------------
 
-def sinusoid(n: int, amplitude: str = "constant", rng: np.random.Generator | None = None) -> Dataset:
-    """Univariate study (§3): x ~ U(−5, 5), y = A(x) sin(2πx) + N(0, |x|²) with A = 5 ("constant")
-    or A = |x| ("varying").
+def sinusoid(n: int, amplitude: str = "constant", rng: np.random.Generator | None = None,
+             frequency: float = 1.0) -> Dataset:
+    """Univariate study (§3): x ~ U(−5, 5), y = A(x) sin(2π f x) + N(0, |x|²) with A = 5 ("constant")
+    or A = |x| ("varying"); the paper's f = 1 gives 10 periods, which a small MLP needs ~10⁵ steps to fit.
 
     >>> d = sinusoid(100, rng=np.random.default_rng(0)); d.X.shape, d.Y.shape
     ((100, 1), (100, 1))
@@ -39,7 +40,7 @@ def sinusoid(n: int, amplitude: str = "constant", rng: np.random.Generator | Non
         raise UserError(f"amplitude must be 'constant' or 'varying', got {amplitude!r}")
     x = rng.uniform(-5.0, 5.0, size=n)
     a = np.full_like(x, 5.0) if amplitude == "constant" else np.abs(x)
-    mean = a * np.sin(2 * np.pi * x)
+    mean = a * np.sin(2 * np.pi * frequency * x)
     y = mean + np.abs(x) * rng.standard_normal(n)
     return Dataset(f"sinusoid-{amplitude}", x[:, None], y[:, None], mean[:, None], (x ** 2)[:, None, None])
 

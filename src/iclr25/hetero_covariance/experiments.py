@@ -53,9 +53,12 @@ CLAIMS = [
     Claim(key="faster_convergence",
           statement="On the univariate sinusoid, self-supervision (W₂ + pseudo-labels) fits the mean in far "
                     "fewer epochs than NLL.",
-          paper="univariate sinusoids, 100 epochs: W₂+PL converges in far fewer epochs than NLL and TIC",
-          criterion="W₂+PL reaches NLL's final test MSE (to the true mean) within ≤ 50% of the epochs; "
-                    "PARTIAL if within 100%"),
+          paper="univariate sinusoids y = A(x) sin(2πx) + N(0, x²), 50k samples, 100 epochs: W₂+PL "
+                "converges in far fewer epochs than NLL and TIC (figures)",
+          criterion="W₂+PL's test MSE (to the true mean) reaches min(NLL's final, 0.9 × the constant "
+                    "predictor's) within ≤ 50% of the epochs, in every setting run; PARTIAL if within 100%. "
+                    "Quick: varying amplitude, sin(2π·0.2x) (the paper's sin(2πx) is not fitted by either "
+                    "method at CPU scale); full adds the paper's frequency and the constant amplitude"),
     Claim(key="uci",
           statement="On UCI regression sets (TIC-TAC protocol), the W₂ bound with pseudo-labels gives better "
                     "TAC than NLL.",
@@ -107,8 +110,8 @@ def _dataset(spec: dict) -> tuple[Dataset, Dataset | None]:
     if spec["kind"] == "multivariate":
         return multivariate(spec["k"], n=spec["n"], rng=rng), None
     if spec["kind"] == "sinusoid":
-        train = sinusoid(spec["n"], spec["amplitude"], rng)
-        return train, sinusoid(spec["n_test"], spec["amplitude"], rng)
+        train = sinusoid(spec["n"], spec["amplitude"], rng, spec["frequency"])
+        return train, sinusoid(spec["n_test"], spec["amplitude"], rng, spec["frequency"])
     data = load_uci(spec["name"], spec.get("folder"))
     if spec.get("max_rows") and len(data) > spec["max_rows"]:
         data = data[rng.choice(len(data), spec["max_rows"], replace=False)]
@@ -124,12 +127,15 @@ def train_eval(task: dict) -> dict:
     t0 = time.perf_counter()
     if test is not None:
         reg.fit(train.X, train.Y, eval_set=(test.X, test.mean))
+        const_test_mse = float(test.mean.var())  # the best constant prediction of E[y|x]
     else:
         reg.fit(train.X, train.Y)
     fit_s = time.perf_counter() - t0
     h = reg.history_
     out = {"loss": task["loss"], "fit_s": fit_s, "epoch_s": float(np.mean(h.epoch_s)),
            "pseudo_label_s": h.pseudo_label_s, "skipped_steps": h.skipped_steps, "val_mse": h.val_mse}
+    if test is not None:
+        out["const_test_mse"] = const_test_mse
     if train.Y.shape[1] >= 2:
         mu, cov = reg.predict(train.X)
         out.update(tac=tac(mu, cov, train.Y), ll=gaussian_ll(mu, cov, train.Y), mse=mse(mu, train.Y))
@@ -250,25 +256,36 @@ def epochs_to_reach(curve: list[float], target: float) -> int | None:
 def _univariate_finding(ctx: RunContext) -> Finding:
     n = ctx.pick(smoke=300, quick=1000, full=5000)  # paper: 50k samples, 100 epochs
     epochs = ctx.pick(smoke=3, quick=20, full=50)
-    amps = ctx.pick(smoke=("varying",), quick=("varying",), full=("constant", "varying"))
+    # (amplitude, frequency f in sin(2π f x)). The paper's f = 1 (10 periods) is not fitted by either
+    # method within a CPU budget (test MSE stays at the constant predictor's); f = 0.2 (2 periods) is.
+    settings = ctx.pick(smoke=[("varying", 0.2)], quick=[("varying", 0.2)],
+                        full=[("constant", 1.0), ("varying", 1.0), ("constant", 0.2), ("varying", 0.2)])
     # paper's univariate setting: MLP latent 50, lr 1e-3, batch 32
-    specs = [{"kind": "sinusoid", "amplitude": a, "n": n, "n_test": 2000} for a in amps]
+    specs = [{"kind": "sinusoid", "amplitude": a, "frequency": f, "n": n, "n_test": 2000}
+             for a, f in settings]
     tasks = _tasks(specs, ["w2_pseudo", "nll"], epochs, 1, ctx.seed, params={"lr": 1e-3, "latent": 50})
     res = ctx.map(train_eval, tasks, "univariate fits")
     measured: dict[str, float | int | str] = {"n": n, "epochs": epochs}
     fractions, parts = [], []
-    for a in amps:
-        curves = {t["loss"]: r["val_mse"] for r, t in zip(res, tasks, strict=True)
-                  if t["data"]["amplitude"] == a}
-        target = curves["nll"][-1]
-        hit = epochs_to_reach(curves["w2_pseudo"], target)
+    for a, f in settings:
+        key = f"{a}_f{f:g}"
+        runs = {t["loss"]: r for r, t in zip(res, tasks, strict=True)
+                if (t["data"]["amplitude"], t["data"]["frequency"]) == (a, f)}
+        nll_final = runs["nll"]["val_mse"][-1]
+        const = runs["nll"]["const_test_mse"]
+        # the target must also be a real fit (≤ 90% of the constant predictor's MSE): two flat curves
+        # crossing by noise prove nothing
+        target = min(nll_final, 0.9 * const)
+        hit = epochs_to_reach(runs["w2_pseudo"]["val_mse"], target)
         frac = hit / epochs if hit is not None else math.inf
         fractions.append(frac)
-        measured.update({f"final_test_mse_nll_{a}": target, f"final_test_mse_w2_{a}": curves["w2_pseudo"][-1],
-                         f"epochs_to_nll_final_{a}": hit if hit is not None else -1,
-                         f"epoch_fraction_{a}": frac if math.isfinite(frac) else "never"})
-        parts.append(f"{a}: W₂+PL reached NLL's final test MSE {target:.2f} at epoch "
-                     f"{hit if hit is not None else 'never'}/{epochs}")
+        measured.update({f"final_test_mse_nll_{key}": nll_final,
+                         f"final_test_mse_w2_{key}": runs["w2_pseudo"]["val_mse"][-1],
+                         f"constant_predictor_mse_{key}": const, f"target_mse_{key}": target,
+                         f"epochs_to_target_{key}": hit if hit is not None else -1,
+                         f"epoch_fraction_{key}": frac if math.isfinite(frac) else "never"})
+        parts.append(f"{a} amplitude, f={f:g}: target {target:.2f} (NLL final {nll_final:.2f}, constant "
+                     f"{const:.2f}) reached by W₂+PL at epoch {hit if hit is not None else 'never'}/{epochs}")
     worst = max(fractions)
     fig = _plot_curves(ctx, res, tasks, "univariate_test_mse.png")
     return Finding("faster_convergence", graded(worst, 0.5, 1.0, higher_is_better=False), measured,
@@ -284,7 +301,7 @@ def _plot_curves(ctx: RunContext, res: list[dict], tasks: list[dict], name: str)
     fig, ax = plt.subplots(figsize=(5, 3.2))
     for r, t in zip(res, tasks, strict=True):
         ax.plot(range(1, len(r["val_mse"]) + 1), r["val_mse"],
-                label=f"{t['loss']} ({t['data']['amplitude']})")
+                label=f"{t['loss']} ({t['data']['amplitude']}, f={t['data']['frequency']:g})")
     ax.set(xlabel="epoch", ylabel="test MSE to E[y|x]", yscale="log", title="univariate sinusoid")
     ax.legend(fontsize=8)
     fig.tight_layout()
