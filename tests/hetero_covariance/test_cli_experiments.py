@@ -67,6 +67,26 @@ def test_cli_non_finite_targets_exit_2(tmp_path):
     assert r.returncode == 2 and "non-finite" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_cli_dropna_keeps_the_clean_rows(csv_path, tmp_path, capsys):
+    df = pd.read_csv(csv_path)
+    df.loc[5, "y2"] = np.nan
+    p = tmp_path / "holes.csv"
+    df.to_csv(p, index=False)
+    out = tmp_path / "pred.csv"
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "hetero_covariance", "fit", "--csv", str(p), "--targets", "y1,y2", "--epochs", "1",
+              "--dropna", "--loss", "nll", "--predictions", str(out)])
+    assert e.value.code == 0, capsys.readouterr().err
+    pred = pd.read_csv(out)
+    assert len(pred) == 149 and 5 not in set(pred["row"])
+
+
+def test_cli_missing_file_exits_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "hetero_covariance", "fit", "--csv", str(tmp_path / "none.csv"), "--targets", "a,b"])
+    assert e.value.code == 2 and "not found" in capsys.readouterr().err
+
+
 def test_bound_check_small():
     m = bound_check(50, seed=1)
     assert m["violations"] == 0 and m["max_abs_gap_commuting"] < 1e-8 and m["min_rel_gap"] > -1e-9

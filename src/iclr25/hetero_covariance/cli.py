@@ -40,6 +40,8 @@ def fit(
                                                       "the training rows)")] = 0.2,
     predictions: Annotated[Path | None, typer.Option(help="write per-row mean and covariance to this CSV")]
     = None,
+    dropna: Annotated[bool, typer.Option(help="drop rows with missing or non-finite values in the chosen "
+                                               "columns (default: refuse them)")] = False,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
     """Fit HeteroscedasticRegressor on a CSV and print TAC, log-likelihood and MSE."""
@@ -80,10 +82,18 @@ def fit(
     if bad:
         raise UserError(f"column {bad[0]!r} is not numeric")
     X, Y = df[x_cols].to_numpy(float), df[y_cols].to_numpy(float)
+    bad_rows = ~(np.isfinite(X).all(1) & np.isfinite(Y).all(1))
+    if bad_rows.any() and not dropna:
+        raise UserError(f"{int(bad_rows.sum())} rows of {csv.name} have missing or non-finite values in the "
+                        f"chosen columns (first: row {int(np.argmax(bad_rows)) + 2} of the file); clean them "
+                        f"or pass --dropna")
+    X, Y = X[~bad_rows], Y[~bad_rows]
+    if len(Y) < 2:
+        raise UserError(f"{csv.name}: fewer than 2 usable rows")
 
     rng = np.random.default_rng(seed)
-    idx = rng.permutation(len(df))
-    n_test = int(round(test_fraction * len(df)))
+    idx = rng.permutation(len(Y))
+    n_test = int(round(test_fraction * len(Y)))
     test, train = (idx[:n_test], idx[n_test:]) if n_test else (idx, idx)
     reg = HeteroscedasticRegressor(loss=loss, epochs=epochs, lr=lr, batch_size=batch_size,
                                    k_neighbours=neighbours, random_state=seed)
@@ -97,6 +107,7 @@ def fit(
     if predictions is not None:
         mu_all, cov_all = reg.predict(X)
         out = pd.DataFrame(mu_all, columns=[f"mean_{c}" for c in y_cols])
+        out.insert(0, "row", np.flatnonzero(~bad_rows))  # 0-based data row in the CSV
         for i, a in enumerate(y_cols):
             for j, b in enumerate(y_cols[: i + 1]):
                 out[f"cov_{a}_{b}"] = cov_all[:, i, j]
