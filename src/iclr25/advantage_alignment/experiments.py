@@ -222,12 +222,15 @@ def _ipd_reciprocity(aa: list[dict], naive: list[dict], lola: dict, iters: int, 
 def _not_exploitable(aa: list[dict], trained_vs_ad: dict) -> Finding:
     frozen = _mean([r["vs_defect"] for r in aa])
     learned = trained_vs_ad["eval"]["reward_0"]
+    p = trained_vs_ad["policy"][0]
     verdict = all_of(at_least(frozen, -2.1), at_least(learned, -2.1))
-    return Finding("not_exploitable", verdict,
-                   {"adalign_vs_defect_reward_per_step": frozen,
-                    "adalign_trained_vs_defect_reward_per_step": learned},
+    measured: dict = {"adalign_vs_defect_reward_per_step": frozen,
+                      "adalign_trained_vs_defect_reward_per_step": learned}
+    measured.update({f"trained_vs_defect_p_coop_{s}": v for s, v in p.items()})
+    return Finding("not_exploitable", verdict, measured,
                    f"self-play AdAlign agents vs always-defect {frozen:.3f}/step; AdAlign trained against "
-                   f"always-defect {learned:.3f}/step (mutual defection -2, tit-for-tat -2.06)")
+                   f"always-defect {learned:.3f}/step with P(C|start, DD) = {p['start']:.2f}, {p['DD']:.2f} "
+                   "(mutual defection -2, tit-for-tat -2.06)")
 
 
 def _scale_note(profile: str, task) -> str:
