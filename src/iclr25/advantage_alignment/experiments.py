@@ -227,10 +227,12 @@ def _not_exploitable(aa: list[dict], trained_vs_ad: dict) -> Finding:
     measured: dict = {"adalign_vs_defect_reward_per_step": frozen,
                       "adalign_trained_vs_defect_reward_per_step": learned}
     measured.update({f"trained_vs_defect_p_coop_{s}": v for s, v in p.items()})
+    why = (" - it cooperates after mutual defection: the ++ quadrant (my past went well, C helps them) "
+           "rewards shaping an opponent that does not learn" if p["DD"] > 0.5 else "")
     return Finding("not_exploitable", verdict, measured,
                    f"self-play AdAlign agents vs always-defect {frozen:.3f}/step; AdAlign trained against "
                    f"always-defect {learned:.3f}/step with P(C|start, DD) = {p['start']:.2f}, {p['DD']:.2f} "
-                   "(mutual defection -2, tit-for-tat -2.06)")
+                   f"(mutual defection -2, tit-for-tat -2.06){why}")
 
 
 def _scale_note(profile: str, task) -> str:
