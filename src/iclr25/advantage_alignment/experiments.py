@@ -155,6 +155,13 @@ def _tail_mean(r: dict, key: str) -> float:
     return float(_tail(r, key).mean())
 
 
+def _peak(r: dict, key: str, window: int = 20) -> float:
+    """Highest moving average (over `window` iterations) of a training curve."""
+    h = np.asarray(r["history"][key])
+    w = min(window, len(h))
+    return float(np.convolve(h, np.ones(w) / w, mode="valid").max())
+
+
 def _tail_ratio(r: dict, num: str, den: str) -> float:
     return float(_tail(r, num).sum() / max(_tail(r, den).sum(), 1e-9))
 
@@ -265,9 +272,11 @@ def _negotiation(adap: dict, ppo: dict, profile: str, figs: list[str]) -> Findin
                 "adap_vs_defect_per_round": adap["vs_defect"], "ppo_vs_defect_per_round": ppo["vs_defect"],
                 "iterations": adap["task"].iters,
                 "adap_train_welfare_last10pct": _tail_mean(adap, "welfare"),
+                "adap_train_welfare_peak_smoothed": _peak(adap, "welfare"),
                 "ppo_train_welfare_last10pct": _tail_mean(ppo, "welfare")}
     summary = (f"self-play welfare/round AdAP {w_aa:.2f} vs PPO {w_ppo:.2f} (greedy 9, cooperative 15); "
-               f"vs always-defect AdAP {adap['vs_defect']:.2f}, PPO {ppo['vs_defect']:.2f} (AC gets 3.75)")
+               f"vs always-defect AdAP {adap['vs_defect']:.2f}, PPO {ppo['vs_defect']:.2f} (AC gets 3.75); "
+               f"AdAP's training curve peaked at {_peak(adap, 'welfare'):.2f}")
     if profile != "full":
         note = _scale_note(profile, adap["task"])
         finding = Finding.not_testable("negotiation", f"full-profile claim (needs {NEGOTIATION_ITERS} "
