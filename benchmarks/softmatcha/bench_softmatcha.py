@@ -166,6 +166,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-dense", action="store_true", help="skip the FAISS + MiniLM baseline")
     args = ap.parse_args()
+    from iclr25.core.runtime import pin_threads
+    pin_threads()  # one BLAS thread per process, as everywhere in the project (and in our CLI)
     from iclr25.core.errors import UserError
     from iclr25.softmatcha import kjv_path
     try:

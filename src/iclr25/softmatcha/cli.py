@@ -5,11 +5,17 @@ imported inside the commands, the embeddings are memory-mapped from the cache.""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+# One BLAS thread (the project convention): a multi-threaded gemv over ~1e4-1e5 types gains nothing and,
+# on a busy machine, waiting for a second thread cost 20-30 ms per query here. Set before numpy loads.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, os.environ.get("ICLR25_THREADS", "1"))
 
 if TYPE_CHECKING:
     from iclr25.softmatcha.results import SearchResult
