@@ -197,8 +197,8 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
     cfg = ReproConfig()
     sizes = ctx.pick(smoke=[20_000, 100_000], quick=[1_000_000, 10_000_000],
                      full=[1_000_000, 10_000_000, 100_000_000])
-    n_per_class = ctx.pick(smoke=2, quick=6, full=12)
-    repeats = ctx.pick(smoke=1, quick=2, full=3)
+    n_per_class = ctx.pick(smoke=2, quick=10, full=12)
+    repeats = ctx.pick(smoke=1, quick=3, full=3)
     n_verses = ctx.pick(smoke=3_000, quick=None, full=None)
     findings: list[Finding] = []
 
