@@ -140,3 +140,12 @@ def test_index_with_word2vec_file_and_moses(capsys, corpus, tmp_path):
 def test_index_refuses_to_overwrite_without_force(capsys, corpus):
     code, _, err = cli(capsys, "index", str(corpus / "a.txt"), "-o", str(corpus / "a.smidx"))
     assert code == 2 and "already exists" in err
+
+
+def test_search_path_stays_lean():
+    """The CLI's search path imports neither torch nor the heavy scientific stack (fast start-up)."""
+    code = ("import sys, iclr25.softmatcha.cli, iclr25.softmatcha.index, iclr25.softmatcha.demo; "
+            "heavy = {'torch', 'scipy', 'sklearn', 'pandas', 'matplotlib', 'pyarrow'} & set(sys.modules); "
+            "print(sorted(heavy))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == "[]", p.stdout + p.stderr
