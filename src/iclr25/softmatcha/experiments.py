@@ -27,6 +27,7 @@ from iclr25.core.claims import (
 )
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import RunContext, cache_dir, progress, timer
+from iclr25.softmatcha.latin import LATIN_CLAIM, measure_latin
 
 PAPER_LATENCY_S = 1.0  # abstract and §5: "less than one second" per query, billion-token corpora, CPU
 PAPER_CORPUS_TOKENS = 1.4e9  # §5: English Wikipedia, 1.4B tokens (Japanese Wikipedia 1.0B)
@@ -81,6 +82,7 @@ CLAIMS = [
           "qualitative: soft queries surface instances exact matching misses (§5, Figure 1)",
           "on the KJV with GloVe 50-d: soft (0.8) hits contain exact hits for all 20 fixed queries, "
           "hits(alpha) is non-increasing on 0.6..1.0, and soft/exact >= 1.2 on >= 70% of queries"),
+    LATIN_CLAIM,  # claim C (§4): inflection recall on a Latin corpus, measured in latin.py
 ]
 
 
@@ -227,6 +229,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
             float(np.median([r["soft_s"] for r in rec["rows"]]))
             / float(np.median([r["exact_s"] for r in rec["rows"]])))
     _write_tables(ctx, rows)
+    findings.append(measure_latin(profile, ctx))
     return findings
 
 
