@@ -348,10 +348,11 @@ def latin_embeddings(lines: Sequence[str], cfg: FastTextConfig, cache_key: str):
     path = cache_dir() / "softmatcha" / "latin" / f"vectors-{cache_key}.npz"
     if path.is_file():
         with np.load(path) as z:
-            emb = Embeddings.from_arrays([str(w) for w in z["words"]], z["vectors"],
-                                         name=f"fasttext-la-{cache_key}")
-            emb.raw_anisotropy = float(z["anisotropy"]) if "anisotropy" in z else float("nan")
-            return emb
+            if "anisotropy" in z:  # else: written by an older version, retrain below
+                emb = Embeddings.from_arrays([str(w) for w in z["words"]], z["vectors"],
+                                             name=f"fasttext-la-{cache_key}")
+                emb.raw_anisotropy = float(z["anisotropy"])
+                return emb
     sents = words_of(lines)
     vocab = sorted({w for s in sents for w in s})
     m, aniso = train_vectors(sents, cfg, vocab)
