@@ -3,8 +3,6 @@ results (property test), on every backend; bad input gets a one-line UserError."
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -76,9 +74,6 @@ def test_backends_agree_with_the_single_index(corpus, tiny_emb, backend):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("ICLR25_TEST_RAY") != "1",
-                    reason="starting Ray takes ~30 s on 2 shared cores (over the suite budget); "
-                           "set ICLR25_TEST_RAY=1 to run it")
 def test_ray_backend_one_actor_per_shard(corpus, tiny_emb):
     ray = pytest.importorskip("ray", reason="the ray backend needs the ray extra")
     lines, single, d = corpus
