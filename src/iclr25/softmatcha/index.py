@@ -78,7 +78,59 @@ def _expand_files(files: Sequence[str | os.PathLike] | str | os.PathLike) -> lis
     return out
 
 
-class Index:
+class SoftSets:
+    """Corpus facts and Step 1 (the soft sets), shared by `Index` and `ShardedIndex`. Needs `path`, `meta`,
+    `embeddings`, `emb_rows`, `frequencies`, `tokenizer` and `config` on the instance."""
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.meta["n_tokens"])
+
+    @property
+    def n_lines(self) -> int:
+        return int(self.meta["n_lines"])
+
+    @cached_property
+    def vocab(self) -> list[str]:
+        return (self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")
+
+    @cached_property
+    def _type_id(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.vocab)}
+
+    @cached_property
+    def type_vectors(self) -> np.ndarray:
+        """(n_types, d) unit vectors of the corpus types (zero rows for OOV types and the separator)."""
+        return np.ascontiguousarray(self.embeddings.vectors[self.emb_rows], dtype=np.float32)
+
+    def frequency(self, token: str) -> int:
+        t = self._type_id.get(token)
+        return 0 if t is None else int(self.frequencies[t])
+
+    def slots(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
+              ) -> tuple[list[Slot], list[str]]:
+        """Step 1: the soft set of every pattern token (and warnings for OOV tokens)."""
+        toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
+        alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
+        slots: list[Slot] = []
+        warns: list[str] = []
+        done: dict[tuple[str, float], Slot] = {}
+        for tok, a in zip(toks, alphas, strict=True):
+            if (tok, a) in done:  # a repeated token at the same threshold has the same soft set
+                slots.append(done[tok, a])
+                continue
+            tid = self._type_id.get(tok)
+            row = int(self.emb_rows[tid]) if tid is not None else self.embeddings.id(tok)
+            if row == 0:
+                warns.append(f"pattern token {tok!r} has no embedding in {self.embeddings.name}; "
+                             "matching it literally")
+            vec = None if row == 0 else np.asarray(self.embeddings.vectors[row])
+            done[tok, a] = soft_slot(tok, a, vec, self.type_vectors, tid)
+            slots.append(done[tok, a])
+        return slots, warns
+
+
+class Index(SoftSets):
     """A memory-mapped SoftMatcha index.
 
     >>> import numpy as np, tempfile
@@ -177,28 +229,6 @@ class Index:
                             f"({built_with['fingerprint']}), not {emb.name!r} ({emb.fingerprint})")
         return cls(path, meta, emb, config)
 
-    # ---- corpus facts -------------------------------------------------------------------------
-    @property
-    def n_tokens(self) -> int:
-        return int(self.meta["n_tokens"])
-
-    @property
-    def n_lines(self) -> int:
-        return int(self.meta["n_lines"])
-
-    @cached_property
-    def vocab(self) -> list[str]:
-        return (self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")
-
-    @cached_property
-    def _type_id(self) -> dict[str, int]:
-        return {w: i for i, w in enumerate(self.vocab)}
-
-    @cached_property
-    def type_vectors(self) -> np.ndarray:
-        """(n_types, d) unit vectors of the corpus types (zero rows for OOV types and the separator)."""
-        return np.ascontiguousarray(self.embeddings.vectors[self.emb_rows], dtype=np.float32)
-
     @cached_property
     def frequencies(self) -> np.ndarray:
         return np.diff(self.indptr)
@@ -213,33 +243,7 @@ class Index:
         total = sum(f["bytes"] for name, f in files.items() if include_text or name != "text.txt")
         return total / max(self.n_tokens, 1)
 
-    def frequency(self, token: str) -> int:
-        t = self._type_id.get(token)
-        return 0 if t is None else int(self.frequencies[t])
-
     # ---- search -------------------------------------------------------------------------------
-    def slots(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
-              ) -> tuple[list[Slot], list[str]]:
-        """Step 1: the soft set of every pattern token (and warnings for OOV tokens)."""
-        toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
-        alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
-        slots: list[Slot] = []
-        warns: list[str] = []
-        done: dict[tuple[str, float], Slot] = {}
-        for tok, a in zip(toks, alphas, strict=True):
-            if (tok, a) in done:  # a repeated token at the same threshold has the same soft set
-                slots.append(done[tok, a])
-                continue
-            tid = self._type_id.get(tok)
-            row = int(self.emb_rows[tid]) if tid is not None else self.embeddings.id(tok)
-            if row == 0:
-                warns.append(f"pattern token {tok!r} has no embedding in {self.embeddings.name}; "
-                             "matching it literally")
-            vec = None if row == 0 else np.asarray(self.embeddings.vectors[row])
-            done[tok, a] = soft_slot(tok, a, vec, self.type_vectors, tid)
-            slots.append(done[tok, a])
-        return slots, warns
-
     def search(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
                warn: bool = True) -> SearchResult:
         """All matches of `pattern` where every token i scores >= threshold_i (a float or one per token;

@@ -40,10 +40,15 @@ import numpy as np
 
 from iclr25.core.errors import UserError
 from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, load_embeddings
-from iclr25.softmatcha.index import Index, SearchConfig, Thresholds, check_thresholds, tokenize_pattern
+from iclr25.softmatcha.index import (
+    Index,
+    SearchConfig,
+    SoftSets,
+    Thresholds,
+)
 from iclr25.softmatcha.index_format import SEP_TOKEN, read_meta
 from iclr25.softmatcha.results import Match, SearchResult, Variant
-from iclr25.softmatcha.search import SEP, find_positions, soft_slot
+from iclr25.softmatcha.search import SEP, find_positions
 from iclr25.softmatcha.tokenize import get_tokenizer
 
 MANIFEST = "sharded.json"
@@ -227,7 +232,7 @@ class ShardInfo:
     position_offset: int  # global position = local position + offset
 
 
-class ShardedIndex:
+class ShardedIndex(SoftSets):
     """A sharded SoftMatcha index (see the module docstring). `backend`: serial | process | ray."""
 
     def __init__(self, path: Path, manifest: dict[str, Any], embeddings: Embeddings, backend: str = "serial",
@@ -343,46 +348,7 @@ class ShardedIndex:
                             f"not {emb.name!r}")
         return cls(path, manifest, emb, backend, workers, ray_address)
 
-    # ---- facts --------------------------------------------------------------------------------------------
-    @property
-    def n_tokens(self) -> int:
-        return int(self.meta["n_tokens"])
-
-    @property
-    def n_lines(self) -> int:
-        return int(self.meta["n_lines"])
-
-    @cached_property
-    def vocab(self) -> list[str]:
-        return (self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")
-
-    @cached_property
-    def _type_id(self) -> dict[str, int]:
-        return {w: i for i, w in enumerate(self.vocab)}
-
-    @cached_property
-    def type_vectors(self) -> np.ndarray:
-        return np.ascontiguousarray(self.embeddings.vectors[self.emb_rows], dtype=np.float32)
-
-    def frequency(self, token: str) -> int:
-        t = self._type_id.get(token)
-        return 0 if t is None else int(self.frequencies[t])
-
-    # ---- Step 1, once, on the coordinator -----------------------------------------------------------------
-    def slots(self, pattern: str | Sequence[str], threshold: Thresholds | None = None):
-        toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
-        alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
-        out, warns = [], []
-        for tok, a in zip(toks, alphas, strict=True):
-            tid = self._type_id.get(tok)
-            row = int(self.emb_rows[tid]) if tid is not None else self.embeddings.id(tok)
-            if row == 0:
-                warns.append(f"pattern token {tok!r} has no embedding in {self.embeddings.name}; "
-                             "matching it literally")
-            vec = None if row == 0 else np.asarray(self.embeddings.vectors[row])
-            out.append(soft_slot(tok, a, vec, self.type_vectors, tid))
-        return out, warns
-
+    # ---- Step 1 (SoftSets.slots) runs once, on the coordinator --------------------------------------
     def candidate_bound(self, pattern: str, threshold: Thresholds | None = None) -> int:
         slots, _ = self.slots(pattern, threshold)
         return min(int(self.frequencies[s.mask].sum()) for s in slots)
