@@ -7,13 +7,7 @@ from iclr25.softmatcha.index import Index
 
 def kjv_index(embeddings: str = "glove-6b-50d", tokenizer: str = "word") -> Index:
     """The KJV (Debian `bible-kjv`) indexed with GloVe 6B 50-d; built on first use (~2 s), then loaded."""
-    from iclr25.core.errors import UserError
     from iclr25.core.runtime import cache_dir
     from iclr25.softmatcha.corpus import kjv_path
     out = cache_dir() / "softmatcha" / "indexes" / f"kjv-{tokenizer}-{embeddings}"
-    if (out / "meta.json").is_file():
-        try:
-            return Index.load(out, embeddings=embeddings, verify="size")
-        except UserError:
-            pass  # stale or damaged cache: rebuild below
-    return Index.build(out, files=[kjv_path()], embeddings=embeddings, tokenizer=tokenizer, overwrite=True)
+    return Index.load_or_build(out, embeddings=embeddings, files=[kjv_path()], tokenizer=tokenizer)

@@ -229,6 +229,19 @@ class Index(SoftSets):
                             f"({built_with['fingerprint']}), not {emb.name!r} ({emb.fingerprint})")
         return cls(path, meta, emb, config)
 
+    @classmethod
+    def load_or_build(cls, out: str | os.PathLike, *, embeddings: Embeddings | str | None = None,
+                      **build_kw: Any) -> Index:
+        """A cached index: load `out` if it is sound and built with `embeddings`, else (re)build it."""
+        out = Path(out)
+        if (out / "meta.json").is_file():
+            try:
+                return cls.load(out, embeddings=embeddings, verify="size")
+            except UserError:
+                pass  # stale or damaged cache: rebuild below
+        return cls.build(out, embeddings=embeddings, overwrite=True, **build_kw)
+
+    # ---- corpus facts (and SoftSets') -----------------------------------------------------------
     @cached_property
     def frequencies(self) -> np.ndarray:
         return np.diff(self.indptr)

@@ -375,12 +375,7 @@ def latin_index(corpus: str | os.PathLike, config: LatinConfig):
         raise UserError(f"the Latin corpus {p} has no lines")
     emb = latin_embeddings(lines, config.fasttext, key)
     out = cache_dir() / "softmatcha" / "latin" / f"index-{key}"
-    if (out / "meta.json").is_file():
-        try:
-            return Index.load(out, embeddings=emb, verify="size")
-        except UserError:
-            pass  # stale or damaged cache: rebuild below
-    return Index.build(out, lines=lines, embeddings=emb, overwrite=True)
+    return Index.load_or_build(out, embeddings=emb, lines=lines)
 
 
 def publish_for_web(index: Any, folder: str | os.PathLike, name: str = "latin") -> Path:
