@@ -1,24 +1,12 @@
-"""The docstring examples and the README's "score your own model" example run and say what they claim."""
+"""The README's "score your own model" example runs and says what it claims (docstring examples are run
+for every module by tests/core/test_doctests.py)."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import re
 from pathlib import Path
 
-import pytest
-
 import iclr25.cate_benchmark as pkg
-
-MODULES = ["q_hat", "sampling", "learners", "datasets", "benchmark", "summaries", "__init__"]
-
-
-@pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
-    mod = pkg if name == "__init__" else importlib.import_module(f"iclr25.cate_benchmark.{name}")
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
 
 
 def test_readme_example_scores_a_trial(capsys):

@@ -1,10 +1,13 @@
 """SoftMatcha (ICLR 2025, paper 11): soft pattern matching over large corpora. A pattern token matches
 any corpus word whose embedding is cosine-close to it; all matches are enumerated, as fast as grep.
 
->>> from iclr25.softmatcha import Index                      # doctest: +SKIP
->>> idx = Index.from_files(["corpus.txt"], "corpus.smidx")   # GloVe 6B 50-d by default
->>> for m in idx.search("the king of israel", threshold=0.8)[:3]:
-...     print(m.line, m.matched_text, m.scores)
+>>> import pathlib, tempfile
+>>> from iclr25.softmatcha import Index
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "corpus.txt").write_text("And the king of Israel said\\nthe king of Syria came\\n")
+>>> idx = Index.from_files([d / "corpus.txt"], d / "corpus.smidx")   # GloVe 6B 50-d by default
+>>> [(m.line, m.matched_text) for m in idx.search("the king of israel", threshold=0.8)]
+[(1, 'the king of Israel'), (2, 'the king of Syria')]
 
 Names are imported on first use (PEP 562), so `iclr25 softmatcha search` loads only the search path.
 """

@@ -5,7 +5,7 @@ Only indexes inside one configured folder can be opened (by folder name, never b
 parameter is validated and size-limited; hits are always paged (a page materialises at most
 `MAX_PAGE` matches) and downloads stream in chunks up to `MAX_DOWNLOAD` hits.
 
->>> from fastapi import FastAPI                                   # doctest: +SKIP
+>>> from fastapi import FastAPI
 >>> app = FastAPI(); app.state.settings = {"softmatcha_index_dir": "my-indexes"}
 >>> app.include_router(router)      # then GET /api/softmatcha/search?index=kjv&pattern=the+king&threshold=0.8
 """
