@@ -45,7 +45,7 @@ def write_docs(out: Path, root: Path) -> list[Path]:
     readme = root / "README.md"
     if readme.is_file():
         text = readme.read_text(encoding="utf-8")
-        block = f"{README_START}\n{papers_table_md(results)}\n{README_END}"
+        block = f"{README_START}\n{papers_table_md(results, src='src/iclr25')}\n{README_END}"
         pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
         if pattern.search(text):
             _write_text(readme, pattern.sub(lambda _: block, text))

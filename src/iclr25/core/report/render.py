@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jinja2
 
+from iclr25.core import registry
 from iclr25.core.report.results import PaperResult, tally
 
 _TEMPLATE_DIRS = [Path(__file__).parent / "templates", Path(__file__).parents[1] / "web" / "templates"]
@@ -41,8 +42,9 @@ def _md_cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def papers_table_md(results: list[PaperResult]) -> str:
-    """The README's table: one row per paper, its status and its verdict tally."""
+def papers_table_md(results: list[PaperResult], src: str = "../src/iclr25") -> str:
+    """The README's table: one row per paper, its status and its verdict tally; an implemented paper's
+    slug links to its README under `src` (a path relative to where the table is written)."""
     lines = ["| # | paper | slug | status | verdicts |", "|---|---|---|---|---|"]
     for r in results:
         counts: dict[str, int] = {}
@@ -50,7 +52,10 @@ def papers_table_md(results: list[PaperResult]) -> str:
             counts[c.verdict] = counts.get(c.verdict, 0) + 1
         verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "—"
         status = f"{r.status} ({r.profile})" if r.profile else r.status
-        lines.append(f"| {r.number:02d} | {_md_cell(r.title)} | `{r.slug}` | {status} | {verdicts} |")
+        slug = f"`{r.slug}`"
+        if registry.info(r.slug).implemented:
+            slug = f"[{slug}]({src}/{r.slug}/README.md)"
+        lines.append(f"| {r.number:02d} | {_md_cell(r.title)} | {slug} | {status} | {verdicts} |")
     return "\n".join(lines)
 
 
