@@ -124,6 +124,18 @@ def test_search_slider_paging_download(server, page, tmp_path):
     assert body["count"] == n_low == len(body["matches"])
 
 
+def test_a_shared_link_reruns_its_search_and_the_address_bar_follows(server, page):
+    url, idx = server
+    page.goto(url + "/softmatcha?index=demo&pattern=king+of+israel&threshold=0.6")
+    page.wait_for_function("document.body.dataset.alpha === '0.6'")
+    assert page.input_value("#sm-pattern") == "king of israel"
+    assert _count(page) == idx.count("king of israel", 0.6)
+    page.fill("#sm-pattern", "queen of syria")
+    page.click("#sm-go")
+    page.wait_for_function("location.search.includes('pattern=queen+of+syria')")
+    assert _count(page) == idx.count("queen of syria", 0.6)
+
+
 def test_bad_query_shows_an_error_not_a_crash(server, page):
     url, _ = server
     page.goto(url + "/softmatcha")

@@ -99,6 +99,7 @@
       w.hidden = !body.warnings.length;
       w.textContent = body.warnings.join("; ");
       state = { params: p, next: body.next_offset };
+      history.replaceState(null, "", "?" + p.toString());  // the address bar now shares this search
       more.hidden = body.next_offset === null;
       downloadLinks(p);
       status.textContent = "";
@@ -136,4 +137,14 @@
   });
   $("sm-index").addEventListener("change", search);
   more.addEventListener("click", loadMore);
+
+  // A shared link (?index=..&pattern=..&threshold=..) fills the form and runs its search.
+  const q = new URLSearchParams(location.search);
+  const fill = { index: "sm-index", pattern: "sm-pattern", thresholds: "sm-alphas", limit: "sm-limit" };
+  for (const [key, id] of Object.entries(fill)) if (q.has(key)) $(id).value = q.get(key);
+  if (q.has("threshold")) {
+    alpha.value = q.get("threshold");
+    alphaOut.textContent = Number(alpha.value).toFixed(2);
+  }
+  if (q.get("pattern")) search();
 })();
