@@ -144,18 +144,30 @@ def hamming_gram(pooled: CompletionSample) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class HammingMMDGram(Statistic):
-    """The same statistic as `HammingMMD` computed from the O(N^2 L) Gram matrix (reference form)."""
+class _GramMMD(Statistic):
+    """An MMD computed from a precomputed (N, N) Gram matrix of the pooled sample."""
 
     denominator: str = "paper"
-    name = "hamming_gram"
+
+    def gram(self, pooled: CompletionSample) -> np.ndarray:
+        raise NotImplementedError
 
     def prepare(self, pooled: CompletionSample) -> _GramPrep:
         _check_denominator(self.denominator)
-        return _GramPrep(hamming_gram(pooled), pooled.prompt_ids, pooled.m)
+        return _GramPrep(self.gram(pooled), pooled.prompt_ids, pooled.m)
 
     def value(self, prep: _GramPrep, idx_p: np.ndarray, idx_q: np.ndarray) -> float:
         return _mmd_gram_value(prep, idx_p, idx_q, self.denominator)
+
+
+@dataclass(frozen=True)
+class HammingMMDGram(_GramMMD):
+    """The same statistic as `HammingMMD` computed from the O(N^2 L) Gram matrix (reference form)."""
+
+    name = "hamming_gram"
+
+    def gram(self, pooled: CompletionSample) -> np.ndarray:
+        return hamming_gram(pooled)
 
 
 # ---- all-substrings kernel: exact, O(L^2) per pair by longest-common-prefix DP -----------------------
@@ -204,18 +216,13 @@ def all_substrings_gram(pooled: CompletionSample) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class AllSubstringsMMD(Statistic):
+class AllSubstringsMMD(_GramMMD):
     """MMD with the (universal) all-substrings kernel, normalised to unit diagonal; slow: O(N^2 L^2)."""
 
-    denominator: str = "paper"
     name = "all_substrings"
 
-    def prepare(self, pooled: CompletionSample) -> _GramPrep:
-        _check_denominator(self.denominator)
-        return _GramPrep(all_substrings_gram(pooled), pooled.prompt_ids, pooled.m)
-
-    def value(self, prep: _GramPrep, idx_p: np.ndarray, idx_q: np.ndarray) -> float:
-        return _mmd_gram_value(prep, idx_p, idx_q, self.denominator)
+    def gram(self, pooled: CompletionSample) -> np.ndarray:
+        return all_substrings_gram(pooled)
 
 
 # ---- whole-sequence count statistics: one-hot MMD, L1, centered chi^2 -------------------------------
