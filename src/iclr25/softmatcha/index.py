@@ -19,7 +19,7 @@ from iclr25.softmatcha.build import BuildConfig, BuildStats, build_from_ids, bui
 from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, load_embeddings
 from iclr25.softmatcha.index_format import VERIFY_ALL_BELOW, open_array, read_meta, verify_files
 from iclr25.softmatcha.results import Match, SearchResult
-from iclr25.softmatcha.search import SEP, Slot, find_positions, soft_slot
+from iclr25.softmatcha.search import SEP, Slot, find_positions, soft_scores, soft_slot
 from iclr25.softmatcha.tokenize import Tokenizer, get_tokenizer
 
 
@@ -112,22 +112,23 @@ class SoftSets:
         """Step 1: the soft set of every pattern token (and warnings for OOV tokens)."""
         toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
         alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
-        slots: list[Slot] = []
         warns: list[str] = []
-        done: dict[tuple[str, float], Slot] = {}
-        for tok, a in zip(toks, alphas, strict=True):
-            if (tok, a) in done:  # a repeated token at the same threshold has the same soft set
-                slots.append(done[tok, a])
-                continue
-            tid = self._type_id.get(tok)
-            row = int(self.emb_rows[tid]) if tid is not None else self.embeddings.id(tok)
+        tids = [self._type_id.get(tok) for tok in toks]
+        rows = [int(self.emb_rows[t]) if t is not None else self.embeddings.id(tok)
+                for tok, t in zip(toks, tids, strict=True)]
+        for tok, row in dict(zip(toks, rows, strict=True)).items():
             if row == 0:
                 warns.append(f"pattern token {tok!r} has no embedding in {self.embeddings.name}; "
                              "matching it literally")
-            vec = None if row == 0 else np.asarray(self.embeddings.vectors[row])
-            done[tok, a] = soft_slot(tok, a, vec, self.type_vectors, tid)
-            slots.append(done[tok, a])
-        return slots, warns
+        keys = list(zip(toks, alphas, rows, strict=True))
+        distinct = list(dict.fromkeys(keys))  # a repeated token at the same alpha has the same soft set
+        soft = [k for k in distinct if k[1] < 1.0 and k[2] != 0]  # the slots that need cosines
+        scores = dict(zip(soft, soft_scores(self.embeddings.vectors[[row for *_, row in soft]],
+                                            self.type_vectors), strict=True)) if soft else {}
+        n_types = self.type_vectors.shape[0]
+        done = {k: soft_slot(k[0], k[1], scores.get(k), n_types, tid, oov=k[2] == 0)
+                for k, tid in zip(distinct, [self._type_id.get(k[0]) for k in distinct], strict=True)}
+        return [done[k] for k in keys], warns
 
 
 class Index(SoftSets):

@@ -25,13 +25,20 @@ class Slot:
     oov: bool  # the pattern token has no embedding
 
 
-def soft_slot(token: str, threshold: float, pattern_vec: np.ndarray | None, type_vecs: np.ndarray,
-              literal_id: int | None) -> Slot:
-    """Step 1 for one slot. `pattern_vec` is None when the token has no embedding (OOV): the slot then
-    matches the literal token only. `literal_id` is the token's type id in the corpus (None if absent)."""
-    n_types = type_vecs.shape[0]
-    oov = pattern_vec is None
-    if threshold >= 1.0 or oov:
+def soft_scores(pattern_vecs: np.ndarray, type_vecs: np.ndarray) -> np.ndarray:
+    """S[i, w] = max(0, cos(e(w), e(p_i))) for k pattern tokens at once: (k, n_types) float32.
+    Rows are unit-norm so cos is a dot product; one matrix product reads the (n_types, d) type table
+    once for all k tokens (k matrix-vector products would read it k times: Step 1 is memory-bound)."""
+    s = type_vecs @ np.asarray(pattern_vecs, dtype=np.float32).T  # (n_types, k)
+    return np.ascontiguousarray(np.maximum(s, 0.0, out=s).T)
+
+
+def soft_slot(token: str, threshold: float, scores: np.ndarray | None, n_types: int,
+              literal_id: int | None, oov: bool = False) -> Slot:
+    """Step 1 for one slot from its row of `soft_scores` (modified in place); None in exact mode
+    (alpha >= 1) and for a token without embedding (`oov`), which match the literal token only.
+    `literal_id` is the token's type id in the corpus (None if absent)."""
+    if threshold >= 1.0 or oov or scores is None:
         # exact mode: float32 self-cosine can be 0.99999994, so alpha = 1 must not go through cosines
         mask = np.zeros(n_types, dtype=bool)
         scores = np.zeros(n_types, dtype=np.float32)
@@ -39,8 +46,6 @@ def soft_slot(token: str, threshold: float, pattern_vec: np.ndarray | None, type
             mask[literal_id] = True
             scores[literal_id] = 1.0
         return Slot(token, float(threshold), mask, scores, True, oov)
-    # S[i, w] = max(0, cos(e(w), e(p_i))); rows are unit-norm so cos is a dot product
-    scores = np.maximum(type_vecs @ pattern_vec.astype(np.float32), 0.0).astype(np.float32, copy=False)
     if literal_id is not None:
         scores[literal_id] = 1.0  # cos(e, e) = 1 exactly, whatever float32 rounding says
     mask = scores >= threshold
