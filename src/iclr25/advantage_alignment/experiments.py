@@ -242,6 +242,15 @@ def _not_exploitable(aa: list[dict], trained_vs_ad: dict) -> Finding:
                    f"(mutual defection -2, tit-for-tat -2.06){why}")
 
 
+def _full_profile_only(key: str, iters: int, profile: str, task, summary: str, measured: dict,
+                       figs: list[str]) -> Finding:
+    """A claim that needs the full profile's training length: reported with the small run's numbers."""
+    reason = f"full-profile claim (needs {iters} iterations); {_scale_note(profile, task)}: {summary}"
+    finding = Finding.not_testable(key, reason, **measured)
+    finding.figures = figs
+    return finding
+
+
 def _scale_note(profile: str, task) -> str:
     return f"{profile} profile ran {task.iters} iterations, batch {task.batch}, T={task.T}"
 
@@ -256,10 +265,7 @@ def _coin(aa: dict, naive: dict, profile: str, figs: list[str]) -> Finding:
     summary = (f"own-coin fraction AdAlign {aa_own:.2f} vs naive {nv_own:.2f}; reward/step "
                f"{_final_reward(aa):.3f} vs {_final_reward(naive):.3f}")
     if profile != "full":
-        finding = Finding.not_testable("coin_game", f"full-profile claim (needs {COIN_ITERS} iterations); "
-                                    f"{_scale_note(profile, aa['task'])}: " + summary, **measured)
-        finding.figures = figs
-        return finding
+        return _full_profile_only("coin_game", COIN_ITERS, profile, aa["task"], summary, measured, figs)
     verdict = graded(aa_own, 0.8, nv_own + 0.1)
     if verdict is Verdict.REPRODUCED:
         verdict = all_of(verdict, at_most(nv_own, 0.65))
@@ -278,11 +284,8 @@ def _negotiation(adap: dict, ppo: dict, profile: str, figs: list[str]) -> Findin
                f"vs always-defect AdAP {adap['vs_defect']:.2f}, PPO {ppo['vs_defect']:.2f} (AC gets 3.75); "
                f"AdAP's training curve peaked at {_peak(adap, 'welfare'):.2f}")
     if profile != "full":
-        note = _scale_note(profile, adap["task"])
-        finding = Finding.not_testable("negotiation", f"full-profile claim (needs {NEGOTIATION_ITERS} "
-                                       f"iterations); {note}: " + summary, **measured)
-        finding.figures = figs
-        return finding
+        return _full_profile_only("negotiation", NEGOTIATION_ITERS, profile, adap["task"], summary,
+                                  measured, figs)
     verdict = graded(w_aa, 12.0, w_ppo + 1.0)
     if verdict is Verdict.REPRODUCED:
         verdict = all_of(verdict, at_most(w_ppo, 10.0))

@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from iclr25.core.errors import UserError
 from iclr25.core.runtime import pin_threads, progress
 
 BACKENDS = ("serial", "process", "ray")
@@ -44,21 +45,28 @@ class RayExecutor:
     workers: int | None = None
 
     def map(self, fn: Callable, items: Sequence, description: str = "") -> list:
-        try:
-            import ray
-        except ImportError:
-            raise RuntimeError("the ray backend needs the 'ray' extra: pip install 'iclr25[ray]'") from None
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                      "configure_logging": False}
-            if self.address:
-                kwargs["address"] = self.address
-            else:
-                kwargs["num_cpus"] = self.workers or os.cpu_count() or 1
-            ray.init(**kwargs)
+        ray = ray_init(self.address, self.workers)
         remote = ray.remote(num_cpus=1)(_ray_call)
         refs = [remote.remote(fn, x) for x in items]
         return [ray.get(r) for r in progress(refs, description, total=len(refs))]
+
+
+def ray_init(address: str | None = None, workers: int | None = None) -> Any:
+    """Connect to the Ray cluster at `address` (e.g. "auto"), or start a local one with `workers` CPUs;
+    no dashboard, quiet logs. Returns the `ray` module. A no-op when Ray is already initialised."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError("the ray backend needs the 'ray' extra: pip install 'iclr25[ray]'") from None
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "configure_logging": False}
+        if address:
+            kwargs["address"] = address
+        else:
+            kwargs["num_cpus"] = workers or os.cpu_count() or 1
+        ray.init(**kwargs)
+    return ray
 
 
 def _ray_call(fn: Callable, x: Any) -> Any:

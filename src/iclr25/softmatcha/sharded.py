@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from iclr25.core.errors import UserError
+from iclr25.core.executors import ray_init
 from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, load_embeddings
 from iclr25.softmatcha.index import (
     Index,
@@ -402,18 +403,7 @@ class ShardedIndex(SoftSets):
 
     def _ray_actors(self) -> list[Any]:
         if self._actors is None:
-            try:
-                import ray
-            except ImportError:
-                raise UserError("the ray backend needs ray: pip install 'iclr25[ray]'") from None
-            if not ray.is_initialized():
-                kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                          "configure_logging": False}
-                if self.ray_address:
-                    kwargs["address"] = self.ray_address
-                else:
-                    kwargs["num_cpus"] = self.workers or os.cpu_count() or 1
-                ray.init(**kwargs)
+            ray = ray_init(self.ray_address, self.workers)
             # memory-bound, not CPU-reserving: S actors may share few cores
             actor = ray.remote(num_cpus=0)(ShardWorker)
             self._actors = [actor.remote(*self._spec(k)) for k in range(len(self.shards))]
