@@ -55,3 +55,83 @@ def test_report_command_builds_html(tmp_path):
     (tmp_path / "r").mkdir()
     out = run_cli("report", "--out", str(tmp_path / "r"))
     assert out.returncode == 0 and (tmp_path / "r" / "index.html").is_file()
+
+
+def test_papers_piped_is_plain_whole_lines():
+    out = run_cli("papers")  # stdout is a pipe here
+    line = next(li for li in out.stdout.splitlines() if "simplicial_oversquashing" in li)
+    assert "│" not in out.stdout and "Demystifying Topological Message-Passing" in line
+    assert len(out.stdout.splitlines()) == 19
+
+
+def test_papers_json():
+    import json
+    rows = json.loads(run_cli("papers", "--json").stdout)
+    assert len(rows) == 19 and rows[10]["slug"] == "softmatcha" and rows[10]["implemented"]
+
+
+def test_internal_error_is_one_line_exit_2(capsys, monkeypatch):
+    from iclr25.core.cli import run_guarded
+
+    def boom():
+        raise RuntimeError("disk\nexploded")
+
+    monkeypatch.delenv("ICLR25_DEBUG", raising=False)
+    with pytest.raises(SystemExit) as e:
+        run_guarded(boom)
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and len(err.splitlines()) == 1
+    assert "internal error: RuntimeError: disk exploded, please report" in err and "ICLR25_DEBUG=1" in err
+    monkeypatch.setenv("ICLR25_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        run_guarded(boom)
+
+
+def test_os_errors_are_one_line_exit_2(capsys):
+    from iclr25.core.cli import run_guarded
+
+    def full_disk():
+        raise OSError(28, "No space left on device", "/cache/x")
+
+    with pytest.raises(SystemExit) as e:
+        run_guarded(full_disk)
+    assert e.value.code == 2
+    assert capsys.readouterr().err.strip() == "iclr25: error: No space left on device: /cache/x"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["reproduce", "--seed", "-1"], "--seed must be >= 0"),
+    (["reproduce", "--record"], "--record writes full-profile records"),
+])
+def test_reproduce_rejects_bad_options(args, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", *args])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_reproduce_exits_1_when_a_paper_fails(tmp_path, monkeypatch, capsys):
+    from iclr25.core import registry
+
+    from .fake_paper import broken, fake_paper
+    monkeypatch.setenv("ICLR25_RECORDS", str(tmp_path / "none"))
+    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug, broken))
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "reproduce", "softmatcha", "--profile", "smoke", "--out", str(tmp_path / "r")])
+    assert e.value.code == 1 and "1 paper(s) failed: softmatcha" in capsys.readouterr().out
+
+
+def test_papers_side_by_side_give_the_serial_findings(tmp_path, monkeypatch):
+    import json
+
+    from iclr25.core import registry, runner
+
+    from .fake_paper import fake_paper
+    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug))
+    slugs = ["hive", "physbench", "imagefolder"]
+    serial = runner.reproduce(slugs, "smoke", tmp_path / "a", seed=4)
+    parallel = runner.reproduce(slugs, "smoke", tmp_path / "b", backend="process", seed=4, jobs=2)
+    assert [r.slug for r in parallel] == slugs and [r.counts for r in parallel] == [r.counts for r in serial]
+    for s in slugs:
+        a = json.loads((tmp_path / "a" / s / "smoke" / "findings.json").read_text())["findings"]
+        b = json.loads((tmp_path / "b" / s / "smoke" / "findings.json").read_text())["findings"]
+        assert a == b

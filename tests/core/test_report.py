@@ -10,6 +10,7 @@ from .fake_paper import broken, fake_paper
 
 @pytest.fixture
 def reports(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICLR25_RECORDS", str(tmp_path / "no-records"))
     papers = {"hive": fake_paper("hive"), "physbench": fake_paper("physbench", broken)}
     monkeypatch.setattr(registry, "load", lambda slug: papers[slug])
     out = tmp_path / "reports"

@@ -15,7 +15,8 @@ class Verdict(StrEnum):
     REPRODUCED = "reproduced"  # our measurement meets the stated criterion
     PARTIAL = "partial"  # the direction holds, the size does not (say which)
     NOT_REPRODUCED = "not reproduced"  # we measured and it does not hold
-    NOT_TESTABLE = "not testable here"  # needs what this machine cannot have; reason required
+    NOT_TESTABLE = "not testable here"  # needs what this machine can never have; reason required
+    DEFERRED = "decided by the full profile"  # this profile is too small; the committed full run decides
     ERROR = "error"  # the experiment crashed; the report shows the error
 
 
@@ -40,13 +41,19 @@ class Finding:
 
     def __post_init__(self) -> None:
         self.verdict = Verdict(self.verdict)
-        if self.verdict is Verdict.NOT_TESTABLE and not self.summary.strip():
-            raise ValueError(f"finding {self.claim!r}: NOT_TESTABLE needs a reason in summary")
+        if self.verdict in (Verdict.NOT_TESTABLE, Verdict.DEFERRED) and not self.summary.strip():
+            raise ValueError(f"finding {self.claim!r}: {self.verdict.name} needs a reason in summary")
 
     @classmethod
     def not_testable(cls, claim: str, reason: str, **measured: float | int | str) -> Finding:
         """A claim this machine cannot test (GPU, hub download, 70B model...), with the reason."""
         return cls(claim, Verdict.NOT_TESTABLE, dict(measured), reason)
+
+    @classmethod
+    def deferred(cls, claim: str, summary: str, **measured: float | int | str) -> Finding:
+        """A claim this profile is too small to decide: the full profile decides it, and the report shows
+        the committed full record beside this one. `summary` gives what this profile did measure."""
+        return cls(claim, Verdict.DEFERRED, dict(measured), summary)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -121,15 +128,14 @@ def graded(x: float, full: float, partial: float, higher_is_better: bool = True)
 
 
 def all_of(*verdicts: Verdict) -> Verdict:
-    """REPRODUCED if all are; NOT_TESTABLE if any is; NOT_REPRODUCED if none reproduced;
-    PARTIAL if some reproduced (or partial) and some did not."""
+    """REPRODUCED if all are; NOT_TESTABLE (then DEFERRED) if any is; NOT_REPRODUCED if none
+    reproduced; PARTIAL if some reproduced (or partial) and some did not."""
     vs = [Verdict(v) for v in verdicts]
     if not vs:
         raise ValueError("all_of needs at least one verdict")
-    if any(v is Verdict.ERROR for v in vs):
-        return Verdict.ERROR
-    if any(v is Verdict.NOT_TESTABLE for v in vs):
-        return Verdict.NOT_TESTABLE
+    for undecided in (Verdict.ERROR, Verdict.NOT_TESTABLE, Verdict.DEFERRED):
+        if undecided in vs:
+            return undecided
     if all(v is Verdict.REPRODUCED for v in vs):
         return Verdict.REPRODUCED
     if all(v is Verdict.NOT_REPRODUCED for v in vs):

@@ -5,9 +5,11 @@ Start-up stays lean: a paper's sub-app is imported only when its slug is the com
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from typer._click.exceptions import ClickException
@@ -21,14 +23,27 @@ app = typer.Typer(help="iclr25: 19 ICLR 2025 papers as runnable methods and hone
 
 
 @app.command()
-def papers() -> None:
+def papers(
+    json_out: Annotated[bool, typer.Option("--json", help="one JSON list, for scripts")] = False,
+) -> None:
     """List the 19 papers, their slugs and whether they are implemented."""
+    rows = [{"number": p.number, "slug": p.slug, "title": p.title, "implemented": p.implemented,
+             "cli": p.has_cli} for p in registry.PAPERS]
+    if json_out:
+        import json
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    status = {True: "implemented", False: "not implemented yet"}
+    if not sys.stdout.isatty():  # a pipe gets plain tab-separated lines: whole cells, no box drawing
+        for r in rows:
+            typer.echo(f"{r['number']:02d}\t{r['slug']}\t{status[r['implemented']]}\t{r['title']}")
+        return
     from rich.console import Console
     from rich.table import Table
     t = Table("#", "slug", "title", "status")
-    for p in registry.PAPERS:
-        t.add_row(f"{p.number:02d}", p.slug, p.title,
-                  "implemented" if p.implemented else "[dim]not implemented yet[/dim]")
+    for r in rows:
+        t.add_row(f"{r['number']:02d}", r["slug"], r["title"],
+                  status[True] if r["implemented"] else f"[dim]{status[False]}[/dim]")
     Console().print(t)
 
 
@@ -40,9 +55,14 @@ def reproduce(
     out: Annotated[Path, typer.Option(help="report folder")] = Path("reports"),
     backend: Annotated[str, typer.Option(help="serial | process | ray")] = "serial",
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster, e.g. 'auto'")] = None,
-    seed: Annotated[int, typer.Option(help="seed for every RNG")] = 0,
+    seed: Annotated[int, typer.Option(help="seed for every RNG (>= 0)")] = 0,
+    record: Annotated[bool, typer.Option(
+        help="full profile only: also write the commit-ready record docs/full/<slug>.json and .md")] = False,
 ) -> None:
-    """Run papers' reproductions, write findings, and rebuild the report."""
+    """Run papers' reproductions, write findings, and rebuild the report.
+
+    With --backend process and several papers, papers run side by side, one per core; with one paper,
+    its own tasks (seeds, datasets, grid cells) fan out. Exits 1 when a paper failed."""
     from iclr25.core.executors import BACKENDS
     from iclr25.core.report import build_report
     from iclr25.core.runner import reproduce as run_papers
@@ -50,18 +70,31 @@ def reproduce(
         raise UserError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     if backend not in BACKENDS:
         raise UserError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if seed < 0:
+        raise UserError(f"--seed must be >= 0, got {seed}")
+    if record and profile != "full":
+        raise UserError("--record writes full-profile records; add --profile full")
     chosen = slugs or [p.slug for p in registry.implemented()]
     for s in chosen:
         if s not in registry.BY_SLUG:
             raise UserError(f"unknown paper {s!r}; run 'iclr25 papers' for the list")
         if not registry.BY_SLUG[s].implemented:
             raise UserError(f"paper {s!r} is not implemented yet")
+    jobs = (os.cpu_count() or 1) if backend == "process" and len(chosen) > 1 else 1
     results = run_papers(chosen, profile=profile, out=out, backend=backend,
-                         ray_address=ray_address, seed=seed)
+                         ray_address=ray_address, seed=seed, jobs=jobs)
     build_report(out)
     errors = [r for r in results if r.error]
+    if record:
+        from iclr25.core.records import write_record
+        for r in results:
+            if not r.error:
+                for path in write_record(out / r.slug / "full"):
+                    typer.echo(f"wrote {path}")
     typer.echo(f"report: {out / 'index.html'} and {out / 'REPORT.md'}"
                + (f" ({len(errors)} paper(s) failed: {', '.join(r.slug for r in errors)})" if errors else ""))
+    if errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -118,24 +151,52 @@ def _mount_papers(argv: list[str]) -> None:
         app.add_typer(sub, name=p.slug, help=f"paper {p.number:02d}: {p.title}")
 
 
-def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv if argv is None else argv)
-    _mount_papers(argv)
+def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn:
+    """Run a CLI entry point so that nothing but a one-line message ever reaches the user: bad input and
+    OS errors exit 2 (the grep-like commands keep 1 for "no match"); an unexpected exception exits 2 with
+    a line asking for a report (ICLR25_DEBUG=1 shows the traceback)."""
     try:
-        rc = app(args=argv[1:], prog_name="iclr25", standalone_mode=False)
+        rc = command()
     except UserError as e:
-        typer.echo(f"iclr25: error: {e}", err=True)
-        sys.exit(2)
-    except FileNotFoundError as e:
-        typer.echo(f"iclr25: error: {e.strerror}: {e.filename}", err=True)
-        sys.exit(2)
+        _die(prog, str(e))
+    except OSError as e:  # missing file, disk full, read-only cache, a folder where a file should be
+        what = e.strerror or str(e)
+        _die(prog, f"{what}: {e.filename}" if e.filename else what)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
     except typer.Abort:
         typer.echo("aborted", err=True)
         sys.exit(130)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
     except ClickException as e:  # usage errors (unknown option, bad type) carry exit code 2
         e.show()
         sys.exit(e.exit_code)
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as e:
+        if os.environ.get("ICLR25_DEBUG") == "1":
+            raise
+        msg = " ".join(str(e).split())[:300]
+        _die(prog, f"internal error: {type(e).__name__}: {msg}, please report; "
+                   "rerun with ICLR25_DEBUG=1 for the traceback")
     sys.exit(rc if isinstance(rc, int) else 0)
+
+
+def _die(prog: str, message: str) -> NoReturn:
+    typer.echo(f"{prog}: error: {message}", err=True)
+    sys.exit(2)
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv if argv is None else argv)
+
+    def command() -> object:
+        _mount_papers(argv)
+        return app(args=argv[1:], prog_name="iclr25", standalone_mode=False)
+
+    run_guarded(command)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from iclr25 import __version__
 from iclr25.core import registry
+from iclr25.core.records import git_state
 from iclr25.core.runtime import RunContext, atomic_write
 
 
@@ -65,7 +66,7 @@ def run_paper(slug: str, profile: str, out: Path, backend: str = "serial",
     _write_json(run_dir / "run.json", {
         "started_at": started, "wall_s": round(wall, 3), "seed": seed, "profile": profile,
         "backend": backend, "host": platform.node(), "platform": platform.platform(),
-        "versions": _versions()})
+        **git_state(), "versions": _versions()})
     counts: dict[str, int] = {}
     for f in findings:
         counts[f["verdict"]] = counts.get(f["verdict"], 0) + 1
@@ -73,19 +74,77 @@ def run_paper(slug: str, profile: str, out: Path, backend: str = "serial",
 
 
 def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial",
-              ray_address: str | None = None, seed: int = 0) -> list[RunResult]:
-    """Run each paper in turn, printing one status line per paper."""
+              ray_address: str | None = None, seed: int = 0, jobs: int = 1) -> list[RunResult]:
+    """Run the papers, `jobs` at a time (each in its own process when > 1, its own tasks then serial so
+    the cores are not oversubscribed), printing one status line per paper."""
     from rich.console import Console
     console = Console(stderr=True)
-    results = []
-    for i, slug in enumerate(slugs, 1):
-        with console.status(f"[{i}/{len(slugs)}] {slug} ({profile})…"):
-            r = run_paper(slug, profile, out, backend, ray_address, seed)
-        results.append(r)
+    jobs = max(1, min(jobs, len(slugs)))
+    paper_backend = "serial" if jobs > 1 and backend == "process" else backend
+    status = {s: "waiting" for s in slugs}
+    results: dict[str, RunResult] = {}
+
+    def report(r: RunResult) -> None:
+        results[r.slug] = r
         if r.error:
             last = r.error.strip().splitlines()[-1]
-            console.print(f"[red]✗[/red] {slug}: error after {r.wall_s:.1f} s: {last}")
+            status[r.slug] = f"[red]✗ error after {r.wall_s:.0f} s: {last}[/red]"
         else:
             tally = ", ".join(f"{n} {v}" for v, n in sorted(r.counts.items()))
-            console.print(f"[green]✓[/green] {slug}: {tally} ({r.wall_s:.1f} s)")
-    return results
+            status[r.slug] = f"[green]✓[/green] {tally} ({r.wall_s:.0f} s)"
+        if not console.is_terminal:
+            console.print(f"{r.slug}: {status[r.slug]}")
+
+    def lines() -> str:
+        return "\n".join(f"{s:<26} {status[s]}" for s in slugs)
+
+    live = _live(console, lines)
+    with live:
+        if jobs == 1:
+            for slug in slugs:
+                status[slug] = f"running ({profile})…"
+                live.update(lines())
+                report(run_paper(slug, profile, out, paper_backend, ray_address, seed))
+                live.update(lines())
+        else:
+            import multiprocessing as mp
+            from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+            with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
+                pending = {pool.submit(run_paper, s, profile, out, paper_backend, ray_address, seed): s
+                           for s in slugs}
+                for s in slugs[:jobs]:
+                    status[s] = f"running ({profile})…"
+                live.update(lines())
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        slug = pending.pop(fut)
+                        try:
+                            report(fut.result())
+                        except Exception as e:  # the worker itself died (killed, out of memory)
+                            report(RunResult(slug, 0.0, f"worker failed: {type(e).__name__}: {e}", {}))
+                    started = [s for s in slugs if s not in results][:jobs]
+                    for s in started:
+                        if status[s] == "waiting":
+                            status[s] = f"running ({profile})…"
+                    live.update(lines())
+    return [results[s] for s in slugs]
+
+
+def _live(console, render):
+    """A live block of one line per paper on a terminal; a silent stand-in elsewhere (lines are then
+    printed as each paper finishes)."""
+    import contextlib
+    if console.is_terminal:
+        from rich.live import Live
+        from rich.text import Text
+
+        class _L(Live):
+            def update(self, text: str) -> None:  # type: ignore[override]
+                super().update(Text.from_markup(text))
+        return _L(Text.from_markup(render()), console=console, refresh_per_second=2)
+
+    class _Quiet(contextlib.nullcontext):
+        def update(self, text: str) -> None:
+            pass
+    return _Quiet()
