@@ -80,6 +80,9 @@ def reproduce(
             raise UserError(f"unknown paper {s!r}; run 'iclr25 papers' for the list")
         if not registry.BY_SLUG[s].implemented:
             raise UserError(f"paper {s!r} is not implemented yet")
+    if backend == "ray":  # join (or start) the cluster before any paper runs: a bad address fails fast
+        from iclr25.core.executors import ray_init
+        ray_init(ray_address)
     jobs = (os.cpu_count() or 1) if backend == "process" and len(chosen) > 1 else 1
     results = run_papers(chosen, profile=profile, out=out, backend=backend,
                          ray_address=ray_address, seed=seed, jobs=jobs)

@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from iclr25.core.errors import UserError
@@ -51,27 +52,60 @@ class RayExecutor:
         return [ray.get(r) for r in progress(refs, description, total=len(refs))]
 
 
+def ray_token() -> str | None:
+    """Where Ray's token authentication finds the cluster token, in Ray's own order: $RAY_AUTH_TOKEN,
+    the file $RAY_AUTH_TOKEN_PATH, then ~/.ray/auth_token (what `ray start --head` writes)."""
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return "RAY_AUTH_TOKEN"
+    path = Path(os.environ.get("RAY_AUTH_TOKEN_PATH", Path.home() / ".ray" / "auth_token"))
+    return str(path) if path.is_file() and path.stat().st_size > 0 else None
+
+
 def ray_init(address: str | None = None, workers: int | None = None) -> Any:
-    """Connect to the Ray cluster at `address` (e.g. "auto"), or start a local one with `workers` CPUs;
-    no dashboard, quiet logs. Returns the `ray` module. A no-op when Ray is already initialised."""
+    """Connect to the Ray cluster at `address` ("auto" or HOST:PORT), or start a local one with
+    `workers` CPUs; no dashboard, quiet logs. Returns the `ray` module; a no-op when already initialised.
+
+    Ray >= 2.59 protects clusters with a token, which a driver joining by explicit address presents only
+    when RAY_AUTH_MODE=token: we set it whenever a token is available (Ray documents this), and a cluster
+    that rejects us gets a one-line error naming the fix."""
+    if address and ray_token():  # before `import ray`: Ray reads its auth mode at import
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
     try:
         import ray
     except ImportError:
         raise UserError("the ray backend needs the 'ray' extra: pip install 'iclr25[ray]'") from None
-    if not ray.is_initialized():
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                  "configure_logging": False}
-        if address:
-            kwargs["address"] = address
-        else:
-            kwargs["num_cpus"] = workers or os.cpu_count() or 1
-        ray.init(**kwargs)
+    if ray.is_initialized():
+        return ray
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                              "configure_logging": False}
+    if not address:
+        ray.init(num_cpus=workers or os.cpu_count() or 1, **kwargs)
+        return ray
+    try:
+        ray.init(address=address, **kwargs)
+    except Exception as e:
+        if _caused_by_auth(e):
+            raise UserError(f"the Ray cluster at {address} requires its token and none was found: copy "
+                            "the head's ~/.ray/auth_token here (or set RAY_AUTH_TOKEN / RAY_AUTH_TOKEN_PATH; "
+                            "'ray get-auth-token' prints it)") from None
+        why = " ".join(str(e).split())[:200]
+        raise UserError(f"cannot join the Ray cluster at {address}: {why}") from None
     return ray
 
 
 def _ray_call(fn: Callable, x: Any) -> Any:
     pin_threads()
     return fn(x)
+
+
+def _caused_by_auth(e: BaseException | None) -> bool:
+    """Ray wraps a rejected token in ConnectionError <- RuntimeError <- AuthenticationError."""
+    seen = 0
+    while e is not None and seen < 10:
+        if "Authentication" in type(e).__name__ or "InvalidAuthToken" in str(e):
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
 
 
 def get_executor(backend: str, workers: int | None = None, ray_address: str | None = None):
