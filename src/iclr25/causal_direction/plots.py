@@ -118,18 +118,27 @@ def robustness_figure(names: list[str], cells: list[str], slopes: np.ndarray, co
     plt.close(fig)
 
 
-def scaling_figure(times: dict[int, tuple[list[int], list[float]]], path: Path) -> None:
-    """Wall time of one detection against n, one line per dimension d (log-log), with an O(n) guide."""
+def scaling_figure(by_n: tuple[list[int], list[float]], d_main: int,
+                   by_d: tuple[list[int], list[float]] | None, n_d: int, path: Path) -> None:
+    """Median wall time of one detection against n (log-log, with an O(n) guide) and, when measured,
+    against the dimension d at a fixed n."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for d, (ns, ts) in sorted(times.items()):
-        ax.loglog(ns, ts, "-o", label=f"d = {d}")
-    ns_all = sorted({n for ns, _ in times.values() for n in ns})
-    t0 = min(ts[0] for _, ts in times.values())
-    ax.loglog(ns_all, [t0 * n / ns_all[0] for n in ns_all], "k:", label="∝ n")
+    panels = 2 if by_d else 1
+    fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 3.5), squeeze=False)
+    ns, ts = by_n
+    ax = axes[0, 0]
+    ax.loglog(ns, ts, "-o", label=f"d = {d_main}")
+    ax.loglog(ns, [ts[0] * n / ns[0] for n in ns], "k:", label="∝ n")
     ax.set_xlabel("rows n")
     ax.set_ylabel("wall time per detection (s)")
     ax.legend(fontsize=8)
+    if by_d:
+        ds, tds = by_d
+        ax = axes[0, 1]
+        ax.loglog(ds, tds, "-o", color="tab:green", label=f"n = {n_d:,}")
+        ax.set_xlabel("features d")
+        ax.set_ylabel("wall time per detection (s)")
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
