@@ -1,0 +1,59 @@
+"""Token sampling for the next-scale AR model: the CFG ramp and top-k / top-p (nucleus) filtering."""
+
+from __future__ import annotations
+
+import torch
+
+from iclr25.core.errors import UserError
+
+
+def cfg_ramp(cfg: float, step: int, n_steps: int) -> float:
+    """Guidance grows linearly with the scale index: t = cfg * i / (S - 1) (VAR / ImageFolder).
+
+    >>> [cfg_ramp(3.0, i, 4) for i in range(4)]
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    return cfg * step / max(1, n_steps - 1)
+
+
+def guide(logits_cond: torch.Tensor, logits_uncond: torch.Tensor, t: float) -> torch.Tensor:
+    """Classifier-free guidance as the authors write it: (1 + t) l_c - t l_u."""
+    return (1 + t) * logits_cond - t * logits_uncond
+
+
+def check_sampling(top_k: int, top_p: float, cfg: float) -> None:
+    if top_k < 0:
+        raise UserError(f"top_k must be >= 0 (0 = off), got {top_k}")
+    if not 0.0 < top_p <= 1.0:
+        raise UserError(f"top_p must be in (0, 1], got {top_p}")
+    if not cfg >= 0.0:
+        raise UserError(f"cfg must be >= 0, got {cfg}")
+
+
+def top_k_top_p(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:
+    """Set to -inf every logit outside the top k and outside the smallest set whose probability reaches
+    top_p; the most likely token always survives.
+
+    >>> top_k_top_p(torch.tensor([[0.0, 1.0, 2.0]]), top_k=2).isinf().tolist()
+    [[True, False, False]]
+    """
+    out = logits.clone()
+    v = out.shape[-1]
+    if 0 < top_k < v:
+        kth = out.topk(top_k, dim=-1).values[..., -1:]
+        out[out < kth] = -torch.inf
+    if top_p < 1.0:
+        sorted_logits, order = out.sort(dim=-1)  # ascending
+        cum = sorted_logits.softmax(-1).cumsum(-1)
+        drop = cum <= 1 - top_p
+        drop[..., -1] = False
+        out = out.scatter(-1, order, sorted_logits.masked_fill(drop, -torch.inf))
+    return out
+
+
+def sample(logits: torch.Tensor, top_k: int, top_p: float, generator: torch.Generator | None
+           ) -> torch.Tensor:
+    """One token per row of (..., V) logits after filtering: (...) int64."""
+    probs = top_k_top_p(logits, top_k, top_p).softmax(-1)
+    flat = probs.reshape(-1, probs.shape[-1])
+    return torch.multinomial(flat, 1, generator=generator).view(probs.shape[:-1])
