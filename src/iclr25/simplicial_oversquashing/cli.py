@@ -171,8 +171,7 @@ def train(
         do_rewire(task.structures[0], "none", iterations=iterations)  # validates the name
     accs = []
     for s in progress(range(seeds), "training", total=seeds):
-        res = fit(task, cfg, split_indices(len(task.structures), s), seed=s,
-                  relations=("upper", "lower", "boundary", "coboundary", "rewire"))
+        res = fit(task, cfg, split_indices(len(task.structures), s), seed=s)
         accs.append(res.test_acc)
         typer.echo(f"seed {s}: test {res.test_acc:.4f} (val {res.val_acc:.4f}, best epoch {res.best_epoch}/"
                    f"{res.epochs})")

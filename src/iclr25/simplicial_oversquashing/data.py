@@ -122,6 +122,11 @@ class TUDataset:
     def classes(self) -> int:
         return len(self.label_values)
 
+    def head(self, n: int | None) -> TUDataset:
+        """The first n graphs (all when n is None); the label set is kept."""
+        return TUDataset(self.name, self.graphs[:n], self.x[:n], self.y[:n], self.label_values,
+                         self.self_loops_dropped)
+
 
 def _read_rows(path: Path, kind: type, width: int | None = None) -> list[list]:
     rows = []

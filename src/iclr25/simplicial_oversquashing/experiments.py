@@ -14,7 +14,7 @@ from iclr25.core.runtime import RunContext, child_seeds
 from iclr25.core.stats import mean_ci
 from iclr25.simplicial_oversquashing import figures
 from iclr25.simplicial_oversquashing import protocols as P
-from iclr25.simplicial_oversquashing.data import DEMO_GRAPHS, load_mutag
+from iclr25.simplicial_oversquashing.data import DEMO_GRAPHS
 
 CLAIMS = [
     Claim(key="unifies_mp",
@@ -187,7 +187,7 @@ def lifting_finding(ctx: RunContext) -> Finding:
     lifts = ctx.pick(smoke=("none", "ring"), quick=("none", "ring"), full=("none", "clique", "ring"))
     eval_n = ctx.pick(smoke=6, quick=RING_EVAL_N, full=RING_EVAL_N)
     samples = ctx.pick(smoke=60, quick=1000, full=1000)
-    epochs = ctx.pick(smoke=2, quick=30, full=40)
+    epochs = ctx.pick(smoke=2, quick=30, full=30)
     seeds = child_seeds(ctx.seed + 3, 3)
     tasks = [{"n": n, "lift": lift, "layers": P.layers_for(lift, n), "seed": s, "samples": samples,
               "epochs": epochs}
@@ -242,7 +242,7 @@ def curvature_finding(ctx: RunContext) -> Finding:
 
 
 def rewiring_finding(ctx: RunContext) -> Finding:
-    samples = ctx.pick(smoke=60, quick=1000, full=1000)
+    samples = ctx.pick(smoke=60, quick=200, full=1000)  # quick: the structure only, 200 rings suffice
     seeds = child_seeds(ctx.seed + 4, ctx.pick(smoke=1, quick=1, full=3))
     methods = ("sdrf", "fosr")
     pairs = {(mth, s): P.ring_rewire_pairs(mth, samples, s) for mth in methods for s in seeds}
@@ -260,7 +260,15 @@ def rewiring_finding(ctx: RunContext) -> Finding:
             f"accuracy sweep (2 methods × 11 pair counts × 3 seeds) runs in the full profile", **m)
         deferred.figures = [fig.name]
         return deferred
-    epochs = 40
+    return rewiring_sweep(ctx, pairs, reach, m, samples=samples, epochs=40)
+
+
+def rewiring_sweep(ctx: RunContext, pairs: dict[tuple[str, int], list], reach: dict[str, list[float]],
+                   m: dict, samples: int, epochs: int) -> Finding:
+    """The full profile's accuracy sweep: RGCN (L = 4) on RingTransfer n = 10 with the first k pairs of
+    each graph's SDRF or FoSR rewiring, k = 0..10, for every seed in `pairs`."""
+    methods = sorted({mth for mth, _ in pairs})
+    seeds = sorted({s for _, s in pairs})
     tasks = [{"n": P.REWIRE_N, "lift": "none", "layers": P.REWIRE_L, "seed": s, "samples": samples,
               "epochs": epochs, "k": k, "method": mth, "pairs": pairs[(mth, s)] if k else None}
              for s in seeds for mth in methods for k in range(P.REWIRE_MAX + 1) if k or mth == methods[0]]
@@ -280,7 +288,8 @@ def rewiring_finding(ctx: RunContext) -> Finding:
     series = {mth: [acc[(mth, k)] for k in ks] for mth in methods}
     fig = figures.rewiring(ctx.figure_path("rewiring.png"), reach, series)
     return Finding("relational_rewiring", decide_rewiring(curves), m,
-                   f"RingTransfer n={P.REWIRE_N}, L={P.REWIRE_L}, {len(seeds)} seeds: no rewiring {base}; "
+                   f"RingTransfer n={P.REWIRE_N}, L={P.REWIRE_L}, {len(seeds)} seeds, {epochs} epochs: no "
+                   f"rewiring {base}; "
                    + "; ".join(f"{mth.upper()} best {max(a):.2f} (gain {max(a) - a[0]:+.2f}), Spearman "
                                f"{m[f'spearman_{mth}']:.2f}" for mth, (_, a) in curves.items()),
                    figures=[fig.name])
@@ -300,14 +309,19 @@ def mutag_finding(ctx: RunContext) -> Finding:
             f"({m['blow_up_tuples_clique']:.2f}× the directed edges) under the clique lift, "
             f"{blow['ring'][0]} cells under the ring lift; the 2 models × 3 lifts × 3 rewirings × 5 seeds "
             f"grid runs in the full profile", **m)
-    items = [{"lift": li, "method": rw, "iterations": 40, "seed": ctx.seed}
+    return mutag_grid(ctx, m, splits=child_seeds(ctx.seed + 5, 5), epochs=200, patience=50)
+
+
+def mutag_grid(ctx: RunContext, m: dict, splits: list[int], epochs: int, patience: int,
+               limit: int | None = None) -> Finding:
+    """The full profile's grid: {RGCN, SIN} × lifts × {none, FoSR, SDRF} (40 iterations) on shared splits;
+    `limit` keeps the first graphs only (tests)."""
+    items = [{"lift": li, "method": rw, "iterations": 40, "seed": ctx.seed, "limit": limit}
              for li in MUTAG_LIFTS for rw in MUTAG_REWIRES if rw != "none"]
     found = ctx.map(P.mutag_pairs, items, "MUTAG rewiring")
     pairs = {(i["lift"], i["method"]): p for i, p in zip(items, found, strict=True)}
-    splits = child_seeds(ctx.seed + 5, 5)
-    epochs, patience = 200, 50
     tasks = [{"model": mo, "lift": li, "rewire": rw, "split": s, "epochs": epochs, "patience": patience,
-              "pairs": pairs.get((li, rw))}
+              "pairs": pairs.get((li, rw)), "limit": limit}
              for mo in MUTAG_MODELS for li in MUTAG_LIFTS for rw in MUTAG_REWIRES for s in splits]
     acc: dict[tuple[str, str, str], list[float]] = {}
     for t, r in zip(tasks, ctx.map(P.mutag_run, tasks, "MUTAG grid"), strict=True):
@@ -325,10 +339,10 @@ def mutag_finding(ctx: RunContext) -> Finding:
         verdicts.append(decide_mutag(float(np.mean(plain)), gain, se))
         parts.append(f"{mo.upper()} plain {np.mean(plain):.3f}, best {li}/{rw} {gain:+.3f} ± {se:.3f} (SE)")
     verdict = min(verdicts, key=[Verdict.REPRODUCED, Verdict.PARTIAL, Verdict.NOT_REPRODUCED].index)
-    fig = figures.mutag(ctx.figure_path("mutag.png"), {"bfc": P.mutag_wc("bfc")}, acc)
+    fig = figures.mutag(ctx.figure_path("mutag.png"), {"bfc": P.mutag_wc("bfc", limit)}, acc)
     return Finding("mutag_lift_rewire", verdict, m,
-                   f"MUTAG ({len(load_mutag())} graphs), {len(splits)} shared splits, test accuracy at best "
-                   f"validation: " + "; ".join(parts), figures=[fig.name])
+                   f"MUTAG, {len(splits)} shared splits, ≤ {epochs} epochs (patience {patience}), test "
+                   f"accuracy at best validation: " + "; ".join(parts), figures=[fig.name])
 
 
 def other_tu_finding() -> Finding:

@@ -29,7 +29,7 @@ from iclr25.simplicial_oversquashing.sensitivity import (
     jacobian_sensitivity,
     sensitivity_bound,
 )
-from iclr25.simplicial_oversquashing.structure import RELATIONS, RelationalStructure
+from iclr25.simplicial_oversquashing.structure import RelationalStructure
 from iclr25.simplicial_oversquashing.training import TrainConfig, split_indices, train
 
 CODE_VERSION = 1  # bump when a change alters cached rewiring pairs
@@ -183,7 +183,7 @@ def curvature_case(name: str, lift: str) -> dict:
 
 def mutag_wc(kappa: str, limit: int | None = None) -> dict:
     """WC and NWC of every MUTAG graph and of its clique lift's influence graph, and the linear fit."""
-    graphs = load_mutag().graphs[:limit]
+    graphs = load_mutag().head(limit).graphs
     out: dict = {"graph": [], "lift": []}
     for G in graphs:
         out["graph"].append(weighted_curvature(RelationalStructure.from_graph(G, lift="none"), kappa))
@@ -218,7 +218,7 @@ def mutag_pairs(item: dict) -> list[list[list[int]]]:
     path = cache_dir() / "simplicial_oversquashing" / f"mutag_pairs_{key}.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
-    task = lift_dataset(load_mutag(), item["lift"])
+    task = lift_dataset(load_mutag().head(item.get("limit")), item["lift"])
     fn = sdrf if item["method"] == "sdrf" else fosr
     out = [[list(p) for p in fn(s.influence_graph(), item["iterations"], seed=item["seed"] + i)]
            for i, s in enumerate(task.structures)]
@@ -230,12 +230,11 @@ def mutag_pairs(item: dict) -> list[list[list[int]]]:
 def mutag_run(task: dict) -> dict:
     """One model on MUTAG (lift, optional REWIRE pairs) on one shared split; test accuracy at best val."""
     torch.set_num_threads(1)
-    data = lift_dataset(load_mutag(), task["lift"])
+    data = lift_dataset(load_mutag().head(task.get("limit")), task["lift"])
     if task["pairs"] is not None:
         data.structures = [with_rewire_pairs(s, [tuple(p) for p in ps])
                            for s, ps in zip(data.structures, task["pairs"], strict=True)]
     cfg = TrainConfig(conv=task["model"], hidden=64, layers=4, dropout=0.5, max_epochs=task["epochs"],
                       patience=task["patience"])
-    res = train(data, cfg, split_indices(len(data.structures), task["split"]), seed=task["split"],
-                relations=RELATIONS)
+    res = train(data, cfg, split_indices(len(data.structures), task["split"]), seed=task["split"])
     return {"test_acc": res.test_acc, "val_acc": res.val_acc, "epochs": res.epochs}

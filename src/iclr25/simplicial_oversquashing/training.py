@@ -107,8 +107,6 @@ def train(task: GraphTask, config: TrainConfig, split: tuple[np.ndarray, np.ndar
         order = rng.permutation(train_idx)
         for i in range(0, len(order), config.batch_size):
             idx = order[i:i + config.batch_size]
-            if len(idx) < 2 and i > 0:  # BatchNorm cannot take a batch of one graph's single readout
-                continue
             b, y = _batch(task, idx)
             loss = torch.nn.functional.cross_entropy(model(b), y)
             opt.zero_grad()
