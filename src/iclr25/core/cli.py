@@ -125,16 +125,24 @@ def serve(
     reports: Annotated[Path, typer.Option(help="report folder to show")] = Path("reports"),
     indexes: Annotated[Path | None, typer.Option(
         help="folder of SoftMatcha indexes the search page may open")] = None,
+    allow_host: Annotated[list[str] | None, typer.Option(
+        help="a Host name the server answers to besides localhost names (repeatable); needed when "
+             "serving on another interface, e.g. --host 0.0.0.0 --allow-host myserver.lan")] = None,
 ) -> None:
     """Serve the report and the interactive tools (SoftMatcha search) in a browser."""
     import uvicorn
 
-    from iclr25.core.web import create_app
+    from iclr25.core.web import LOCAL_HOSTS, create_app
     if not 0 < port < 65536:
         raise UserError(f"port must be in 1..65535, got {port}")
+    hosts = [*LOCAL_HOSTS, *(allow_host or [])]
+    if host not in LOCAL_HOSTS and not allow_host:
+        typer.echo(f"iclr25: warning: serving on {host}, but only requests for {', '.join(LOCAL_HOSTS)} "
+                   "are answered; add --allow-host NAME", err=True)
     typer.echo(f"serving on http://{host}:{port}/")
     settings = {"softmatcha_index_dir": indexes} if indexes else {}
-    uvicorn.run(create_app(reports_dir=reports, settings=settings), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(reports_dir=reports, settings=settings, allowed_hosts=hosts), host=host, port=port,
+                log_level="warning")
 
 
 def _mount_papers(argv: list[str]) -> None:

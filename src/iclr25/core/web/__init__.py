@@ -16,6 +16,9 @@ from iclr25.core.report.render import render_index, render_paper
 from iclr25.core.report.results import load_results
 
 CORE_TEMPLATES = Path(__file__).parent / "templates"
+# Host names the app answers to by default: a page on another name that resolves to 127.0.0.1 (DNS
+# rebinding) gets 400, not our pages and APIs. `iclr25 serve --allow-host` adds names.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 
 
 def paper_templates(directory: Path) -> Jinja2Templates:
@@ -26,8 +29,11 @@ def paper_templates(directory: Path) -> Jinja2Templates:
     return Jinja2Templates(env=env)
 
 
-def create_app(reports_dir: Path = Path("reports"), settings: dict[str, Any] | None = None) -> FastAPI:
+def create_app(reports_dir: Path = Path("reports"), settings: dict[str, Any] | None = None,
+               allowed_hosts: list[str] | tuple[str, ...] = LOCAL_HOSTS) -> FastAPI:
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
     app = FastAPI(title="iclr25", description="Reports and interactive tools for 19 ICLR 2025 papers.")
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     app.state.settings = dict(settings or {})
     reports_dir = Path(reports_dir)
 
@@ -46,8 +52,12 @@ def create_app(reports_dir: Path = Path("reports"), settings: dict[str, Any] | N
     def files(path: str) -> Response:
         from fastapi.responses import FileResponse
         root = reports_dir.resolve()
-        target = (root / path).resolve()
-        if not target.is_relative_to(root) or not target.is_file():
+        try:  # NUL bytes raise ValueError, overlong names OSError: both are "no such file", not a 500
+            target = (root / path).resolve()
+            found = target.is_relative_to(root) and target.is_file()
+        except (ValueError, OSError):
+            found = False
+        if not found:
             raise HTTPException(404, "no such file")
         return FileResponse(target)
 
