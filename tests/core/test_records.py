@@ -10,7 +10,7 @@ from iclr25.core.paper import Paper
 from iclr25.core.records import load_record, provenance, write_record
 from iclr25.core.report import build_report, load_results, write_docs
 
-CLAIMS = [Claim("small", "works on small data", "yes", "x >= 1"),
+CLAIMS = [Claim("small", "works on small data", "yes", "x >= 1", timing=True),
           Claim("big", "works at scale", "yes", "full profile: y >= 1")]
 
 
@@ -69,6 +69,7 @@ def test_record_from_another_commit_names_it(papers):
     results_md = (papers / "docs" / "RESULTS.md").read_text()
     assert "commit 0123456789" in results_md and "[record](full/causal_direction.md)" in results_md
     assert "**reproduced**: ours y = 2 at full size" in results_md
+    assert "works on small data ⏱ *(timing)*" in results_md  # wall-clock claims are marked
     assert "commit 0123456789" in (papers / "docs" / "full" / "causal_direction.md").read_text()
     assert "(docs/full/causal_direction.md)" in (papers / "README.md").read_text()
 

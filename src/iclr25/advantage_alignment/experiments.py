@@ -55,7 +55,7 @@ CLAIMS = [
     Claim("cheaper_than_lola",
           "Advantage Alignment is first order and much cheaper per update than LOLA-style shaping.",
           "poster: 'runs 10x faster than other opponent-shaping algorithms' (A100, JAX)",
-          "wall time per update, LOLA-DiCE / AdAlign, same IPD batch: >= 3 REPRODUCED, >= 1 PARTIAL"),
+          "wall time per update, LOLA-DiCE / AdAlign, same IPD batch: >= 3 REPRODUCED, >= 1 PARTIAL", timing=True),
     Claim("melting_pot",
           "On Melting Pot 2.0 Commons Harvest Open, AdAlign beats PPO and the MP2 baselines.",
           "normalised focal return AdAlign 1.63 vs PPO 0.94 (avg of scenarios 0/1)",

@@ -26,6 +26,7 @@ class Claim:
     statement: str  # the paper's claim in our words
     paper: str  # what the paper reports, with its setting
     criterion: str  # our pass rule, decided before measuring
+    timing: bool = False  # decided by wall-clock measurements: medians of repeats, may vary under load
 
 
 Measured = dict[str, float | int | str]

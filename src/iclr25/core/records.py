@@ -87,7 +87,8 @@ def render_record_md(record: dict[str, Any]) -> str:
              "| claim | paper reports | our criterion | verdict | we measured |", "|---|---|---|---|---|"]
     for c in record.get("claims", []):
         f = by_key.get(c["key"], {})
-        lines.append(f"| **{c['key']}**: {_cell(c['statement'])} | {_cell(c['paper'])} | "
+        timing = " ⏱ *(timing)*" if c.get("timing") else ""
+        lines.append(f"| **{c['key']}**{timing}: {_cell(c['statement'])} | {_cell(c['paper'])} | "
                      f"{_cell(c['criterion'])} | **{f.get('verdict', 'not run')}** | "
                      f"{_cell(f.get('summary', ''))} |")
     lines.append("")

@@ -65,17 +65,17 @@ CLAIMS = [
           "even on a very large corpus.",
           "< 1 s per query on 1.4B-token English Wikipedia (and 1.0B Japanese), CPU only (abstract, §5)",
           "median soft-query latency (alpha 0.8, GloVe 50-d, rare/medium/frequent queries of 2-4 tokens) "
-          "< 1 s on a Zipf corpus of 1e8 tokens (full; 1e7 quick, 1e5 smoke)"),
+          "< 1 s on a Zipf corpus of 1e8 tokens (full; 1e7 quick, 1e5 smoke)", timing=True),
     Claim("comparable_to_exact",
           "Soft matching is comparable in speed to exact (surface) matching.",
           "search time comparable to surface-level string matching (Table 3)",
           "per query class, median soft latency / median exact (alpha = 1) latency on the same index "
-          "<= 10 at the largest N"),
+          "<= 10 at the largest N", timing=True),
     Claim("scales_with_matches",
           "Search cost grows with the number of candidate occurrences, not with the corpus size.",
           "inverted-index search whose cost is output-sensitive (§3)",
           "log-log slope of rare-class median latency against corpus size N < 1 "
-          "(1e6 -> 1e8 full; 1e6 -> 1e7 quick)"),
+          "(1e6 -> 1e8 full; 1e6 -> 1e7 quick)", timing=True),
     Claim("soft_recall",
           "Soft matching finds the exact matches plus semantically close variants that exact "
           "matching misses.",

@@ -92,7 +92,7 @@ def render_markdown(results: list[PaperResult], full_link: str = "") -> str:
             out += ["**Error:** `" + _md_cell(r.error.strip().splitlines()[-1]) + "`", ""]
         out += [f"| claim | paper reports | our criterion | {r.profile} | we measured | full profile |",
                 "|---|---|---|---|---|---|"]
-        out += [f"| {_md_cell(c.statement)} | {_md_cell(c.paper)} | {_md_cell(c.criterion)} | "
+        out += [f"| {_md_cell(c.statement)}{' ⏱ *(timing)*' if c.timing else ''} | {_md_cell(c.paper)} | {_md_cell(c.criterion)} | "
                 f"**{c.verdict}** | {_md_cell(c.summary)} | "
                 + (f"**{c.full_verdict}**: {_md_cell(c.full_summary)} |" if c.full_verdict else "— |")
                 for c in r.claims]

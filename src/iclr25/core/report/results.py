@@ -27,6 +27,7 @@ class ClaimRow:
     full_verdict: str | None = None  # from the full record, when there is one
     full_summary: str = ""
     full_measured: dict = field(default_factory=dict)
+    timing: bool = False  # a wall-clock claim: repeats may differ under load
 
 
 @dataclass
@@ -88,7 +89,8 @@ def _load_one(info: registry.PaperInfo, out: Path, records: bool) -> PaperResult
                 c["key"], c["statement"], c["paper"], c["criterion"],
                 f.get("verdict", "error" if data.get("error") else "not run"), f.get("summary", ""),
                 f.get("measured", {}), f.get("figures", []),
-                ff["verdict"] if ff else None, ff["summary"] if ff else "", ff["measured"] if ff else {}))
+                ff["verdict"] if ff else None, ff["summary"] if ff else "", ff["measured"] if ff else {},
+                bool(c.get("timing", False))))
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         # one damaged file must not take down the report: show the paper as damaged, keep the rest
         return PaperResult(info.number, info.slug, info.title, "damaged",
