@@ -20,6 +20,9 @@ VERDICT_CLASS = {"reproduced": "ok", "partial": "partial", "not reproduced": "ba
                  "not run": "none", "damaged": "err"}
 
 
+TIMING_MD = " ⏱ *(timing)*"  # marks a wall-clock claim in Markdown
+
+
 def _fmt(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
@@ -92,7 +95,8 @@ def render_markdown(results: list[PaperResult], full_link: str = "") -> str:
             out += ["**Error:** `" + _md_cell(r.error.strip().splitlines()[-1]) + "`", ""]
         out += [f"| claim | paper reports | our criterion | {r.profile} | we measured | full profile |",
                 "|---|---|---|---|---|---|"]
-        out += [f"| {_md_cell(c.statement)}{' ⏱ *(timing)*' if c.timing else ''} | {_md_cell(c.paper)} | {_md_cell(c.criterion)} | "
+        out += [f"| {_md_cell(c.statement)}{TIMING_MD if c.timing else ''} | {_md_cell(c.paper)} | "
+                f"{_md_cell(c.criterion)} | "
                 f"**{c.verdict}** | {_md_cell(c.summary)} | "
                 + (f"**{c.full_verdict}**: {_md_cell(c.full_summary)} |" if c.full_verdict else "— |")
                 for c in r.claims]
