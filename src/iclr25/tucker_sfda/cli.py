@@ -1,0 +1,285 @@
+"""`iclr25 tucker_sfda ...`: train a source model on your labelled series, decompose it once, adapt only its
+cores to a user's unlabelled series, and count what that saves. Input: `.npz` with `X` (N, C, T) and
+optional integer labels `y` (N,).
+
+    iclr25 tucker_sfda train-source --source src.npz -o src.pt
+    iclr25 tucker_sfda decompose --ckpt src.pt --rf 8 --source src.npz -o dec.pt
+    iclr25 tucker_sfda adapt --ckpt dec.pt --target user.npz --method shot --tune core -o user.pt
+    iclr25 tucker_sfda bench --ckpt src.pt --rf 2,4,8,16
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from iclr25.core.errors import UserError
+
+app = typer.Typer(help="Tucker-SFT: decompose a time-series CNN once, then adapt only its cores "
+                       "(source-free).",
+                  no_args_is_help=True, add_completion=False)
+
+
+def _out_path(path: Path, option: str = "-o") -> Path:
+    """Fail before long work when the output cannot be written."""
+    if path.is_dir():
+        raise UserError(f"{option}: {path} is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"{option}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UserError(f"{option}: folder {parent} is not writable")
+    return path
+
+
+def _positive(name: str, value: float) -> None:
+    if not value > 0:
+        raise UserError(f"{name} must be > 0, got {value}")
+
+
+def _rf(value: int) -> int:
+    if value < 1:
+        raise UserError(f"--rf must be an integer >= 1, got {value}")
+    return value
+
+
+def _label_index(y, labels: list[int], what: str):
+    import numpy as np
+    lut = {v: i for i, v in enumerate(labels)}
+    unknown = sorted(set(np.unique(y).tolist()) - set(lut))
+    if unknown:
+        raise UserError(f"{what}: label {unknown[0]} is not among the source labels {labels}")
+    return np.array([lut[v] for v in y.tolist()], dtype=np.int64)
+
+
+@app.command("train-source")
+def train_source_cmd(
+    source: Annotated[Path, typer.Option(help=".npz with X (N, C, T) and labels y (N,)")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="where to write the source checkpoint (.pt)")],
+    epochs: Annotated[int, typer.Option(help="source epochs (CE, label smoothing 0.1)")] = 15,
+    kernel: Annotated[int, typer.Option(help="first conv's kernel size k")] = 5,
+    stride: Annotated[int, typer.Option(help="first conv's stride")] = 1,
+    mid: Annotated[int, typer.Option(help="width of block 1 (block 2 has 2·mid)")] = 64,
+    final: Annotated[int, typer.Option(help="width of block 3 (the feature size)")] = 128,
+    dropout: Annotated[float, typer.Option(help="dropout after block 1")] = 0.5,
+    imputer: Annotated[bool, typer.Option(help="also train MAPU's temporal imputer (needed by --method "
+                                               "mapu)")] = False,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Train the dense AdaTime CNN on labelled source series (z-normalised per channel)."""
+    import numpy as np
+
+    from iclr25.core.runtime import pin_threads
+    from iclr25.tucker_sfda.checkpoint import Checkpoint
+    from iclr25.tucker_sfda.data import Domain, channel_stats, load_npz, znorm
+    from iclr25.tucker_sfda.training import SourceConfig, evaluate, train_source
+
+    pin_threads()
+    _out_path(out)
+    if epochs < 1:
+        raise UserError(f"--epochs must be >= 1, got {epochs}")
+    if not 0 <= dropout < 1:
+        raise UserError(f"--dropout must be in [0, 1), got {dropout}")
+    d = load_npz(source, require_labels=True)
+    labels = sorted(np.unique(d.y).tolist())
+    if len(labels) < 2:
+        raise UserError(f"{source.name}: need at least 2 classes, got {labels}")
+    mean, std = channel_stats(d.X)
+    d = znorm(Domain(d.X, _label_index(d.y, labels, source.name), d.name), mean, std)
+    model, imp = train_source(d, SourceConfig(epochs=epochs, imputer=imputer), seed=seed, mid=mid,
+                              final=final, k=kernel, stride=stride, dropout=dropout)
+    Checkpoint(model, mean, std, labels, imp).save(out)
+    typer.echo(f"trained on {len(d)} series ({d.X.shape[1]} channels, length {d.X.shape[2]}, "
+               f"{len(labels)} classes), {epochs} epochs: source macro-F1 {evaluate(model, d):.3f}")
+    typer.echo(f"wrote {out}")
+
+
+@app.command()
+def decompose(
+    ckpt: Annotated[Path, typer.Option(help="dense source checkpoint from train-source")],
+    source: Annotated[Path, typer.Option(help="labelled source .npz for the short fine-tuning")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="where to write the decomposed checkpoint")],
+    rf: Annotated[int, typer.Option(help="rank factor RF: ranks = channels // RF")] = 8,
+    finetune_epochs: Annotated[int, typer.Option(help="source epochs after decomposition (0: none)")] = 2,
+    min_channels: Annotated[int, typer.Option(help="modes with at most this many channels keep full "
+                                                   "rank")] = 3,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Tucker-2 (HOSVD) every conv at rank factor RF, then fine-tune on source to recover accuracy."""
+    from iclr25.core.runtime import pin_threads
+    from iclr25.tucker_sfda.checkpoint import Checkpoint, is_decomposed, load_checkpoint
+    from iclr25.tucker_sfda.data import Domain, load_npz, znorm
+    from iclr25.tucker_sfda.efficiency import efficiency
+    from iclr25.tucker_sfda.training import evaluate, finetune_source, select_trainable
+    from iclr25.tucker_sfda.tucker import tucker_reparameterize
+
+    pin_threads()
+    _rf(rf)
+    _out_path(out)
+    if finetune_epochs < 0:
+        raise UserError(f"--finetune-epochs must be >= 0, got {finetune_epochs}")
+    ck = load_checkpoint(ckpt)
+    if is_decomposed(ck.model):
+        raise UserError(f"{ckpt} is already decomposed (RF {ck.rf}); decompose the dense source checkpoint")
+    raw = load_npz(source, require_labels=True)
+    if raw.X.shape[1] != ck.model.config.C:
+        raise UserError(f"{source.name}: {raw.X.shape[1]} channels, the checkpoint expects "
+                        f"{ck.model.config.C}")
+    d = znorm(Domain(raw.X, _label_index(raw.y, ck.labels, source.name), raw.name), ck.mean, ck.std)
+    dec = tucker_reparameterize(ck.model, rf, min_channels)
+    before = evaluate(dec, d)
+    finetune_source(dec, d, finetune_epochs, seed=seed, imputer=ck.imputer)
+    C, T = ck.model.config.C, ck.model.config.T
+    select_trainable(ck.model, "all")
+    dense_e = efficiency(ck.model, (C, T))
+    select_trainable(dec, "core")
+    dec_e = efficiency(dec, (C, T))
+    Checkpoint(dec, ck.mean, ck.std, ck.labels, ck.imputer, rf, min_channels).save(out)
+    typer.echo(f"RF {rf}: source macro-F1 {evaluate(ck.model, d):.3f} dense, {before:.3f} right after HOSVD, "
+               f"{evaluate(dec, d):.3f} after {finetune_epochs} fine-tuning epochs")
+    typer.echo(f"cores (adapted on target): {dec_e.trainable:,} of {dense_e.trainable:,} extractor "
+               f"parameters "
+               f"({100 * dec_e.trainable / dense_e.trainable:.1f}%); MACs {dec_e.macs:,} vs {dense_e.macs:,} "
+               f"({100 * dec_e.macs / dense_e.macs:.1f}%); size {dec_e.bytes / 1024:.0f} vs "
+               f"{dense_e.bytes / 1024:.0f} KiB")
+    typer.echo(f"wrote {out}")
+
+
+@app.command("adapt")
+def adapt_cmd(
+    ckpt: Annotated[Path, typer.Option(help="source checkpoint (decomposed for --tune core)")],
+    target: Annotated[Path, typer.Option(help="target .npz with X (N, C, T); y, if present, is only used to "
+                                              "report macro-F1")],
+    method: Annotated[str, typer.Option(help="shot | shot_im | nrc | aad | mapu")] = "shot",
+    tune: Annotated[str, typer.Option(help="core (SFT) | core+bn | all (full fine-tuning) | bn")] = "core",
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="write the adapted checkpoint here")] = None,
+    predictions: Annotated[Path | None, typer.Option(help="write per-series predictions to this CSV")] = None,
+    epochs: Annotated[int, typer.Option(help="target epochs")] = 10,
+    lr: Annotated[float, typer.Option(help="Adam learning rate")] = 1e-4,
+    batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 32,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Adapt to unlabelled target series, source-free: only the parameters --tune selects change."""
+    import numpy as np
+
+    from iclr25.core.runtime import pin_threads
+    from iclr25.tucker_sfda.adapt import AdaptConfig, adapt
+    from iclr25.tucker_sfda.checkpoint import Checkpoint, load_checkpoint
+    from iclr25.tucker_sfda.data import load_npz, znorm
+    from iclr25.tucker_sfda.efficiency import delta_norm
+    from iclr25.tucker_sfda.hosts import METHODS
+    from iclr25.tucker_sfda.training import macro_f1, predict_logits
+
+    pin_threads()
+    if method not in METHODS:
+        raise UserError(f"--method: unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if tune not in ("core", "core+bn", "all", "bn"):
+        raise UserError(f"--tune: unknown mode {tune!r}; choose from core, core+bn, all, bn")
+    if epochs < 1:
+        raise UserError(f"--epochs must be >= 1, got {epochs}")
+    _positive("--lr", lr)
+    if batch_size < 2:
+        raise UserError(f"--batch-size must be >= 2, got {batch_size}")
+    for p, opt in ((out, "-o"), (predictions, "--predictions")):
+        if p is not None:
+            _out_path(p, opt)
+    ck = load_checkpoint(ckpt)
+    raw = load_npz(target)
+    if raw.X.shape[1] != ck.model.config.C:
+        raise UserError(f"{target.name}: {raw.X.shape[1]} channels, the checkpoint expects "
+                        f"{ck.model.config.C}")
+    d = znorm(raw, ck.mean, ck.std)
+    y = None if raw.y is None else _label_index(raw.y, ck.labels, target.name)
+    res = adapt(ck.model, d.X, method, tune, AdaptConfig(epochs=epochs, lr=lr, batch_size=batch_size),
+                imputer=ck.imputer, seed=seed)
+    typer.echo(f"{method}, tune={tune}: adapted {res.trainable:,} parameters on {len(d)} series; "
+               f"loss {res.losses[0]:.4f} -> {res.losses[-1]:.4f}; "
+               f"‖ΔW‖_F = {delta_norm(ck.model, res.model):.4f}")
+    logits = predict_logits(res.model, d.X)
+    if y is not None:
+        before = macro_f1(y, predict_logits(ck.model, d.X).argmax(1).numpy())
+        after = macro_f1(y, logits.argmax(1).numpy())
+        typer.echo(f"macro-F1 on {target.name}: {before:.3f} before, {after:.3f} "
+                   f"after adaptation")
+    if predictions is not None:
+        import pandas as pd
+        prob = logits.softmax(1).numpy()
+        pd.DataFrame({"row": np.arange(len(prob)), "label": np.asarray(ck.labels)[prob.argmax(1)],
+                      "confidence": prob.max(1)}).to_csv(predictions, index=False)
+        typer.echo(f"wrote {predictions}")
+    if out is not None:
+        Checkpoint(res.model, ck.mean, ck.std, ck.labels, ck.imputer, ck.rf, ck.min_channels).save(out)
+        typer.echo(f"wrote {out}")
+
+
+@app.command()
+def bench(
+    rf: Annotated[str, typer.Option(help="comma-separated rank factors")] = "2,4,8,16",
+    ckpt: Annotated[Path | None, typer.Option(help="dense checkpoint (default: a fresh model of --channels, "
+                                                   "--length, --classes)")] = None,
+    channels: Annotated[int, typer.Option(help="input channels C")] = 3,
+    length: Annotated[int, typer.Option(help="series length T")] = 128,
+    classes: Annotated[int, typer.Option(help="number of classes")] = 5,
+    latency: Annotated[bool, typer.Option(help="also time inference at batch 1 and 64 (1 thread)")] = True,
+) -> None:
+    """Trainable parameters, MACs, bytes (and latency) of the decomposed model at each RF vs dense."""
+    import time
+
+    import torch
+
+    from iclr25.core.runtime import pin_threads
+    from iclr25.tucker_sfda.checkpoint import is_decomposed, load_checkpoint
+    from iclr25.tucker_sfda.efficiency import efficiency
+    from iclr25.tucker_sfda.model import AdaTimeCNN
+    from iclr25.tucker_sfda.training import select_trainable
+    from iclr25.tucker_sfda.tucker import tucker_reparameterize
+
+    pin_threads()
+    try:
+        rfs = [int(v) for v in rf.split(",") if v.strip()]
+    except ValueError:
+        raise UserError(f"--rf: expected comma-separated integers, got {rf!r}") from None
+    if not rfs:
+        raise UserError("--rf: no rank factor given")
+    for r in rfs:
+        _rf(r)
+    if ckpt is not None:
+        dense = load_checkpoint(ckpt).model
+        if is_decomposed(dense):
+            raise UserError(f"{ckpt} is decomposed; bench compares against the dense source checkpoint")
+    else:
+        dense = AdaTimeCNN(channels, length, classes)
+    C, T = dense.config.C, dense.config.T
+
+    def ms(model, batch: int) -> float:
+        x = torch.randn(batch, C, T)
+        model.eval()
+        with torch.no_grad():
+            model(x)
+            times = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                model(x)
+                times.append(time.perf_counter() - t0)
+        return 1e3 * sorted(times)[2]
+
+    select_trainable(dense, "all")
+    e0 = efficiency(dense, (C, T))
+    lat0 = (ms(dense, 1), ms(dense, 64)) if latency else None
+    typer.echo(f"input ({C}, {T}); dense: {e0.trainable:,} extractor parameters, {e0.macs:,} MACs, "
+               f"{e0.bytes / 1024:.0f} KiB"
+               + (f", {lat0[0]:.2f} / {lat0[1]:.1f} ms at batch 1 / 64" if lat0 else ""))
+    header = "RF   cores  %params       MACs  %MACs    KiB" + ("  lat1/dense  lat64/dense" if latency else "")
+    typer.echo(header)
+    for r in rfs:
+        dec = tucker_reparameterize(dense, r)
+        select_trainable(dec, "core")
+        e = efficiency(dec, (C, T))
+        line = (f"{r:<3} {e.trainable:>6,} {100 * e.trainable / e0.trainable:>7.2f} {e.macs:>10,} "
+                f"{100 * e.macs / e0.macs:>6.2f} {e.bytes / 1024:>6.0f}")
+        if lat0:
+            line += f"  {ms(dec, 1) / lat0[0]:>10.2f}  {ms(dec, 64) / lat0[1]:>11.2f}"
+        typer.echo(line)
