@@ -154,6 +154,7 @@ def train(
     from iclr25.core.runtime import pin_threads, progress
     from iclr25.core.stats import mean_ci
     from iclr25.simplicial_oversquashing.data import lift_dataset, load_mutag, load_tu
+    from iclr25.simplicial_oversquashing.rewiring import REWIRINGS
     from iclr25.simplicial_oversquashing.rewiring import rewire as do_rewire
     from iclr25.simplicial_oversquashing.training import TrainConfig, split_indices
     from iclr25.simplicial_oversquashing.training import train as fit
@@ -161,14 +162,16 @@ def train(
     pin_threads()
     if seeds < 1:
         raise UserError(f"--seeds must be >= 1, got {seeds}")
+    if rewire not in REWIRINGS:
+        raise UserError(f"unknown rewiring {rewire!r}; choose from {', '.join(REWIRINGS)}")
+    if iterations < 0:
+        raise UserError(f"--iterations must be >= 0, got {iterations}")
     cfg = TrainConfig(conv=model, hidden=hidden, layers=layers, max_epochs=epochs, patience=patience)
     ds = load_mutag() if tu_dir is None else load_tu(tu_dir, name)
     task = lift_dataset(ds, lift, max_dim=max_dim, max_ring=max_ring)
     if rewire != "none":
         task.structures = [do_rewire(s, rewire, iterations=iterations, seed=i)
                            for i, s in enumerate(progress(task.structures, f"rewiring ({rewire})"))]
-    else:
-        do_rewire(task.structures[0], "none", iterations=iterations)  # validates the name
     accs = []
     for s in progress(range(seeds), "training", total=seeds):
         res = fit(task, cfg, split_indices(len(task.structures), s), seed=s)
