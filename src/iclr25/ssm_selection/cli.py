@@ -1,0 +1,283 @@
+"""`iclr25 ssm_selection ...`: fit an SSM+FNN sequence classifier on your own sequences, explain it with
+gradient × input, and run the paper's synthetic tasks.
+
+    iclr25 ssm_selection fit --csv seqs.csv --seq-col seq --label-col y --model ssmfnn3 --compare tf2 \
+        -o model.pt
+    iclr25 ssm_selection saliency --model model.pt --csv seqs.csv -o sal.csv --plot sal.png
+    iclr25 ssm_selection run --task ar --models ssm1,ssmfnn3,tf2 --sizes 4,8 --steps 3000 --out runs/ar
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from iclr25.core.errors import UserError
+
+app = typer.Typer(help="SSM token selection: LTI SSM + FNN sequence models that select tokens as "
+                       "attention does (Nishikawa & Suzuki, ICLR 2025).",
+                  no_args_is_help=True, add_completion=False)
+
+SPLITS = ("auto", "char", "space")
+TASKS = ("ar", "copy", "regression")
+CHECKPOINT_VERSION = 1
+
+
+def _read_sequences(csv: Path, seq_col: str, label_col: str | None, split: str):
+    """(sequences as strings, labels or None, the token split: None for characters, " " for words)."""
+    import pandas as pd
+
+    if split not in SPLITS:
+        raise UserError(f"--split: unknown value {split!r}; choose from {', '.join(SPLITS)}")
+    if not csv.is_file():
+        raise UserError(f"--csv: file not found: {csv}")
+    try:
+        df = pd.read_csv(csv, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise UserError(f"--csv: cannot parse {csv}: {str(e).splitlines()[0]}") from None
+    for option, col in (("--seq-col", seq_col), ("--label-col", label_col)):
+        if col is not None and col not in df.columns:
+            raise UserError(f"{option}: column {col!r} not in {csv.name} (columns: {', '.join(df.columns)})")
+    if df.empty:
+        raise UserError(f"{csv.name} has no rows")
+    seqs = [s.strip() for s in df[seq_col]]
+    empty = [i for i, s in enumerate(seqs) if not s]
+    if empty:
+        raise UserError(f"{csv.name}: empty sequence in row {empty[0] + 2} of the file")
+    sep = (" " if any(" " in s for s in seqs) else None) if split == "auto" else (
+        " " if split == "space" else None)
+    labels = None
+    if label_col is not None:
+        labels = [v.strip() for v in df[label_col]]
+        missing = [i for i, v in enumerate(labels) if not v]
+        if missing:
+            raise UserError(f"{csv.name}: missing label in row {missing[0] + 2} of the file")
+    return seqs, labels, sep
+
+
+@app.command()
+def fit(
+    csv: Annotated[Path, typer.Option(help="CSV with a header row: one sequence and one label per row")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="where to save the trained model (.pt)")],
+    seq_col: Annotated[str, typer.Option(help="column holding the sequences")] = "seq",
+    label_col: Annotated[str, typer.Option(help="column holding the class labels")] = "y",
+    model: Annotated[str, typer.Option(help="ssm1 | fnnssmfnn | ssmfnn<k> | tf<k> | mlp<k>, suffixes "
+                                            "-causal, -s4d")] = "ssmfnn3",
+    compare_with: Annotated[str | None, typer.Option(
+        "--compare", help="also train this model on the same split and print both (e.g. tf2)")] = None,
+    split: Annotated[str, typer.Option(help="tokens: auto (space-separated if any sequence has a space, "
+                                            "else one character each) | char | space")] = "auto",
+    steps: Annotated[int, typer.Option(help="training steps (batch 128, AdamW 1e-3)")] = 1000,
+    d: Annotated[int, typer.Option(help="model width")] = 64,
+    pool: Annotated[str, typer.Option(help="readout: last (token) | mean (over tokens)")] = "last",
+    test_fraction: Annotated[float, typer.Option(help="share of rows held out for the test accuracy")] = 0.2,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Train a sequence classifier on a CSV (80/20 split, 10% of training rows for early stopping), print
+    its test accuracy, and save it for `saliency`."""
+    import torch
+
+    from iclr25.core.runtime import atomic_write, pin_threads
+    from iclr25.ssm_selection.models import build_model
+    from iclr25.ssm_selection.tasks import SeqData, encode_text
+    from iclr25.ssm_selection.train import TrainConfig, evaluate, train
+
+    pin_threads()
+    if steps < 1:
+        raise UserError(f"--steps must be >= 1, got {steps}")
+    if not 0.0 < test_fraction < 1.0:
+        raise UserError(f"--test-fraction must be in (0, 1), got {test_fraction}")
+    if out.exists() and out.is_dir():
+        raise UserError(f"-o: {out} is a folder; give a file name such as model.pt")
+    if not out.parent.exists():
+        raise UserError(f"-o: folder {out.parent} does not exist")
+    names = [model] + ([compare_with] if compare_with else [])
+    seqs, labels, sep = _read_sequences(csv, seq_col, label_col, split)
+    classes = sorted(set(labels))
+    if len(classes) < 2:
+        raise UserError(f"--label-col {label_col!r}: needs at least 2 classes, found {classes}")
+    x, alphabet = encode_text(seqs, split=sep)
+    y = torch.tensor([classes.index(v) for v in labels])
+    data = SeqData(x, y, "classify", len(classes), vocab=len(alphabet) + 1)
+    rest, test = data.split(test_fraction, seed)
+    fit_set, val = rest.split(0.1, seed) if len(rest) >= 20 else (rest, None)
+    kwargs = {"vocab": data.vocab, "n_out": len(classes), "length": data.length, "d": d, "pool": pool}
+    models = {n: build_model(n, **kwargs) for n in names}  # validates every name before training
+    typer.echo(f"{len(data)} sequences (longest {data.length} tokens, {len(alphabet)} token types), "
+               f"{len(classes)} classes; train {len(fit_set)}, validation {len(val) if val else 0}, "
+               f"test {len(test)}")
+    for name, net in models.items():
+        torch.manual_seed(seed)
+        res = train(net, fit_set, TrainConfig(steps=steps, seed=seed, eval_every=50 if val else 0), val=val,
+                    description=f"training {name}")
+        acc = evaluate(net, test)["accuracy"]
+        typer.echo(f"{name}: test accuracy {acc:.4f} ({net.n_params():,} parameters, best step "
+                   f"{res.best_step}/{res.steps}, {res.seconds:.1f} s)")
+    checkpoint = {"version": CHECKPOINT_VERSION, "model": model, "kwargs": kwargs, "alphabet": alphabet,
+                  "split": sep, "classes": classes, "state_dict": models[model].state_dict()}
+    with atomic_write(out) as f:
+        torch.save(checkpoint, f)
+    typer.echo(f"wrote {out}")
+
+
+def load_checkpoint(path: Path):
+    """(model in eval mode, checkpoint dict) from a file written by `fit`."""
+    import pickle
+
+    import torch
+
+    from iclr25.ssm_selection.models import build_model
+
+    if not path.is_file():
+        raise UserError(f"--model: file not found: {path}")
+    try:
+        ck = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, pickle.UnpicklingError, EOFError, ValueError) as e:
+        first = str(e).splitlines()[0][:80] if str(e) else type(e).__name__
+        raise UserError(f"--model: {path} is not a model saved by 'fit' ({first})") from None
+    if not isinstance(ck, dict) or ck.get("version") != CHECKPOINT_VERSION:
+        raise UserError(f"--model: {path} is not a model saved by 'iclr25 ssm_selection fit'")
+    net = build_model(ck["model"], **ck["kwargs"])
+    net.load_state_dict(ck["state_dict"])
+    return net.eval(), ck
+
+
+@app.command()
+def saliency(
+    model: Annotated[Path, typer.Option(help="a model saved by 'fit'")],
+    csv: Annotated[Path, typer.Option(help="CSV with the sequences to explain")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="output CSV: sequence, position, token, saliency")],
+    seq_col: Annotated[str, typer.Option(help="column holding the sequences")] = "seq",
+    plot: Annotated[Path | None, typer.Option(help="also draw a heat map (PNG) of up to 60 sequences")] \
+    = None,
+    top_k: Annotated[int, typer.Option(help="k for the printed top-k saliency share")] = 6,
+) -> None:
+    """Gradient × input token importance of a fitted model for each sequence of a CSV."""
+    import numpy as np
+    import pandas as pd
+    import torch
+
+    from iclr25.core.runtime import pin_threads
+    from iclr25.ssm_selection.saliency import saliency as grad_x_input
+    from iclr25.ssm_selection.saliency import selection_sparsity
+    from iclr25.ssm_selection.tasks import encode_text
+
+    pin_threads()
+    if top_k < 1:
+        raise UserError(f"--top-k must be >= 1, got {top_k}")
+    for option, path in (("-o", out), ("--plot", plot)):
+        if path is not None and not path.parent.exists():
+            raise UserError(f"{option}: folder {path.parent} does not exist")
+    net, ck = load_checkpoint(model)
+    seqs, _, _ = _read_sequences(csv, seq_col, None, "space" if ck["split"] == " " else "char")
+    x, _ = encode_text(seqs, alphabet=ck["alphabet"], split=ck["split"])
+    if x.shape[1] > ck["kwargs"]["length"]:
+        raise UserError(f"sequences of {x.shape[1]} tokens are longer than the model's "
+                        f"{ck['kwargs']['length']}")
+    with torch.no_grad():
+        pred = net(x).argmax(-1)
+    s = grad_x_input(net, x)
+    rows = []
+    for i, text in enumerate(seqs):
+        toks = text.split(ck["split"]) if ck["split"] else list(text)
+        rows += [{"sequence": i, "position": t, "token": tok, "saliency": float(s[i, t]),
+                  "predicted": ck["classes"][int(pred[i])]} for t, tok in enumerate(toks)]
+    pd.DataFrame(rows).to_csv(out, index=False)
+    rep = selection_sparsity(s, top_k)
+    typer.echo(f"{len(seqs)} sequences: mean top-{top_k} saliency share {rep['top_k_share']:.3f} "
+               f"(uniform {rep['uniform_share']:.3f}), argmax position std {rep['argmax_std']:.1f}")
+    typer.echo(f"wrote {out}")
+    if plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        m = s[:60].numpy()
+        m = m / np.maximum(m.sum(1, keepdims=True), 1e-30)
+        fig, ax = plt.subplots(figsize=(8, 0.12 * len(m) + 1.5))
+        ax.imshow(m, aspect="auto", cmap="magma", interpolation="nearest")
+        ax.set(xlabel="position", ylabel="sequence", title="gradient × input (share per sequence)")
+        fig.tight_layout()
+        fig.savefig(plot, dpi=120)
+        plt.close(fig)
+        typer.echo(f"wrote {plot}")
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Option(help="ar (associative recall) | copy | regression (dynamic token "
+                                           "selection)")] = "ar",
+    models: Annotated[str | None, typer.Option(help="comma-separated model names (default: the task's "
+                                                    "comparison set)")] = None,
+    sizes: Annotated[str | None, typer.Option(help="comma-separated sizes: AR pairs N (default 4,8), copy "
+                                                   "lengths L (8,16), regression sample sizes n "
+                                                   "(500,2000,8000)")] = None,
+    steps: Annotated[int, typer.Option(help="training steps per run (batch 128, AdamW 1e-3)")] = 1000,
+    seeds: Annotated[int, typer.Option(help="seeds per (model, size)")] = 1,
+    n_test: Annotated[int, typer.Option(help="fresh test instances")] = 2000,
+    out: Annotated[Path, typer.Option(help="folder for results.csv and the plot")] \
+    = Path("runs/ssm_selection"),
+) -> None:
+    """Compare models on one of the paper's synthetic tasks; writes results.csv and a plot."""
+    from iclr25.core.runtime import pin_threads
+    from iclr25.ssm_selection.tasks import make_associative_recall, make_copy, make_selection_regression
+    from iclr25.ssm_selection.train import compare
+
+    pin_threads()
+    if task not in TASKS:
+        raise UserError(f"--task: unknown task {task!r}; choose from {', '.join(TASKS)}")
+    for option, v in (("--steps", steps), ("--seeds", seeds), ("--n-test", n_test)):
+        if v < 1:
+            raise UserError(f"{option} must be >= 1, got {v}")
+    defaults = {"ar": ("ssm1,fnnssmfnn,ssmfnn3,tf2", "4,8"), "copy": ("ssmfnn3,ssm1,tf2-causal", "8,16"),
+                "regression": ("ssmfnn3,tf2,ssm1,mlp4", "500,2000,8000")}[task]
+    names = [m.strip() for m in (models or defaults[0]).split(",") if m.strip()]
+    try:
+        size_list = [int(v) for v in (sizes or defaults[1]).split(",") if v.strip()]
+    except ValueError:
+        raise UserError(f"--sizes: expected comma-separated integers, got {sizes!r}") from None
+    if not names or not size_list:
+        raise UserError("--models and --sizes must each name at least one value")
+    if min(size_list) < 1:
+        raise UserError(f"--sizes must be positive, got {min(size_list)}")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out: {out} is a file, not a folder")
+    fn = {"ar": lambda s, n, seed: make_associative_recall(n, s, 32, 32, seed=seed),
+          "copy": lambda s, n, seed: make_copy(n, s, seed=seed),
+          "regression": lambda s, n, seed: make_selection_regression(n, seed=seed)}[task]
+    fn(size_list[0], 2, 0)  # bad sizes fail here, before any training
+    from iclr25.ssm_selection.models import build_model
+    for name in names:
+        build_model(name, vocab=8, n_out=2)  # unknown names fail before training
+    size_name = {"ar": "n_pairs", "copy": "length", "regression": "n"}[task]
+    df = compare(names, fn, size_list, steps=steps, seeds=range(seeds), n_test=n_test,
+                 online=task != "regression", size_name=size_name)
+    out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out / "results.csv", index=False)
+    metric = "excess_risk" if task == "regression" else "accuracy"
+    summary = df.groupby(["model", size_name])[metric].mean().unstack(size_name)
+    typer.echo(f"mean test {metric} ({seeds} seed(s), {steps} steps):\n{summary.round(4).to_string()}")
+    _plot_run(df, size_name, metric, out / f"{task}.png")
+    typer.echo(f"wrote {out / 'results.csv'} and {out / f'{task}.png'}")
+
+
+def _plot_run(df, size_name: str, metric: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for name, g in df.groupby("model"):
+        m = g.groupby(size_name)[metric].mean()
+        ax.plot(m.index, m.values, marker="o", label=name)
+    ax.set(xlabel=size_name, ylabel=metric)
+    if metric == "excess_risk":
+        ax.set(xscale="log", yscale="log")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,109 @@
+"""One training run per task dict (module level, so `ctx.map` can ship it to a worker process): build
+the task's data, build the model by name, train with the fixed protocol, evaluate on fresh test data."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from iclr25.ssm_selection.models import build_model
+from iclr25.ssm_selection.saliency import saliency, selection_sparsity, top_k_share, window_share
+from iclr25.ssm_selection.tasks import (
+    SeqData,
+    load_splice,
+    make_associative_recall,
+    make_copy,
+    make_motif_dna,
+    make_selection_regression,
+)
+from iclr25.ssm_selection.train import TrainConfig, evaluate, train
+
+N_KEYS = N_VALUES = 32  # associative recall vocabulary (issue: |K| = |V| = 32)
+COPY_SYMBOLS = 16
+SPLICE_TOP_K = 6
+TEST_SEED = 1_000_003  # fresh test data never shares a stream with training data
+
+
+def _ar(n_pairs: int):
+    def sample(n: int, seed) -> SeqData:
+        return make_associative_recall(n, n_pairs, N_KEYS, N_VALUES, seed=seed)
+    return sample
+
+
+def _copy(length: int):
+    def sample(n: int, seed) -> SeqData:
+        return make_copy(n, length, COPY_SYMBOLS, ngram=3, seed=seed)
+    return sample
+
+
+def fit_eval(task: dict[str, Any]) -> dict[str, Any]:
+    """task: {"task": "ar"|"copy"|"regression"|"splice"|"motif", "model", "seed", "steps", sizes...}
+    → test metrics, parameter count, steps run and CPU seconds."""
+    seed, kind = int(task["seed"]), task["task"]
+    t_cpu = time.process_time()
+    val = None
+    if kind in ("ar", "copy"):  # infinite fresh data: train on a sampler, test on fresh instances
+        sample = _ar(task["n_pairs"]) if kind == "ar" else _copy(task["length"])
+        test = sample(task["n_test"], [TEST_SEED, seed])
+        data = lambda b, rng: sample(b, rng)  # noqa: E731
+        if task.get("stop_at"):
+            val = sample(512, [TEST_SEED + 1, seed])
+    elif kind == "regression":
+        full = make_selection_regression(task["n"], seed=[seed, task["n"]])
+        data, val = full.split(0.2, seed=seed)
+        test = make_selection_regression(task["n_test"], seed=[TEST_SEED, seed])
+    elif kind == "splice":
+        rest, test = load_splice().split(0.2, seed=seed)
+        data, val = rest.split(0.1, seed=seed)
+    elif kind == "motif":
+        length = task["length"]
+        data = make_motif_dna(task["n"], length, seed=[seed, 1])
+        val = make_motif_dna(500, length, seed=[seed, 2])
+        test = make_motif_dna(task["n_test"], length, seed=[TEST_SEED, seed])
+    else:
+        raise ValueError(f"unknown task kind {kind!r}")
+    torch.manual_seed(seed)
+    model = build_model(task["model"], vocab=test.vocab, in_features=test.in_features, head=test.kind,
+                        n_out=test.n_out, length=test.length, d=task.get("d", 64),
+                        pool=task.get("pool", "last"))
+    cfg = TrainConfig(steps=task["steps"], seed=seed, eval_every=task.get("eval_every", 0) if val else 0,
+                      stop_at=task.get("stop_at"))
+    res = train(model, data, cfg, val=val, description=f"{kind} {task['model']}")
+    out = {**{k: v for k, v in task.items()}, **evaluate(model, test), "params": model.n_params(),
+           "steps_run": res.steps, "best_step": res.best_step, "losses": res.losses}
+    if kind in ("splice", "motif"):
+        out.update(_saliency_summary(model, test, kind))
+    out["cpu_s"] = time.process_time() - t_cpu
+    return out
+
+
+def _saliency_summary(model, test: SeqData, kind: str) -> dict[str, Any]:
+    """Sparsity and movement of gradient × input on the test set (+ a few profiles for the figure)."""
+    s = saliency(model, test.x)
+    out: dict[str, Any] = {}
+    if kind == "splice":
+        out.update(selection_sparsity(s, SPLICE_TOP_K))
+        out["profile_mean"] = (s / s.sum(1, keepdim=True)).mean(0).tolist()
+        out["profile_by_class"] = {c: (s[test.y == i] / s[test.y == i].sum(1, keepdim=True)).mean(0).tolist()
+                                   for i, c in enumerate(test.info["classes"])}
+        out["examples"] = (s[:12] / s[:12].sum(1, keepdim=True)).tolist()
+        return out
+    starts = np.asarray(test.info["motif_start"])
+    pos = starts >= 0
+    sp = s[torch.from_numpy(pos)]
+    width = int(test.info["motif_length"])
+    share = window_share(sp, starts[pos], width)
+    argmax = sp.argmax(1).double()
+    start_t = torch.from_numpy(starts[pos])
+    out.update({"motif_share": float(share.mean()), "motif_uniform_share": width / s.shape[1],
+                "motif_length": width,
+                "argmax_std": float(argmax.std()), "argmax_in_motif": float(
+                    ((argmax >= start_t) & (argmax < start_t + width))
+                    .double().mean()), "top_k_share": float(top_k_share(sp, width).mean())})
+    order = np.argsort(starts[pos])[:: max(1, int(pos.sum()) // 24)][:24]
+    out["examples"] = (sp[order] / sp[order].sum(1, keepdim=True)).tolist()
+    out["example_starts"] = starts[pos][order].tolist()
+    return out
