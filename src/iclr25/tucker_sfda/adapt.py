@@ -94,8 +94,8 @@ def adapt(model: AdaTimeCNN, target: Domain | tuple | np.ndarray, method: str = 
     >>> from iclr25.tucker_sfda import AdaTimeCNN, tucker_reparameterize
     >>> dec = tucker_reparameterize(AdaTimeCNN(3, 32, 2, mid=4, final=8), rf=2)
     >>> res = adapt(dec, np.random.default_rng(0).normal(size=(8, 3, 32)), cfg=AdaptConfig(epochs=1))
-    >>> res.trainable
-    172
+    >>> res.trainable  # cores: 2·3·5 + 4·2·8 + 4·4·8
+    222
     """
     cfg = cfg or AdaptConfig()
     d = Domain(target, name="target") if isinstance(target, np.ndarray) else as_domain(target, what="target")

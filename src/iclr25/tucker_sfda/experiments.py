@@ -8,12 +8,14 @@ RF 2 and 16, with the BN-only and LoRA baselines and the target-subsample study)
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import numpy as np
 
 from iclr25.core.claims import Claim, Finding, Verdict, all_of, at_most, fraction_at_least
 from iclr25.core.runtime import RunContext, child_seeds
 from iclr25.core.stats import binomial_pass_rate, paired_ci, proportion_ci
-from iclr25.tucker_sfda.data import SCENARIOS_A, SHIFT
+from iclr25.tucker_sfda.data import SCENARIOS_A, SHIFT, TEMPO
 from iclr25.tucker_sfda.protocol import DATA_B_SHIFTS, run_cell
 
 HOSTS = ("shot", "nrc", "aad", "mapu")
@@ -114,7 +116,7 @@ def _tasks(ctx: RunContext) -> tuple[list[dict], int]:
         "adapt_epochs": ctx.pick(smoke=1, quick=10, full=10),
         "n_train": ctx.pick(smoke=40, quick=600, full=600),
         "n_test": ctx.pick(smoke=20, quick=200, full=200),
-        "shift_scale": SHIFT,
+        "shift_scale": SHIFT, "tempo": TEMPO,
         "subsamples": ctx.pick(smoke=1, quick=3, full=3),
     }
     fractions = ctx.pick(smoke=(0.1,), quick=(), full=(0.05, 0.10))
@@ -134,6 +136,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
     cells = ctx.map(run_cell, tasks, "tucker_sfda scenarios × seeds")
     runs = [r for c in cells for r in c["runs"]]
     infos = [c["info"] for c in cells]
+    write_runs(runs, ctx.out_dir / "runs.csv")
     counts = count_rows()
     rf_fig = plot_f1_vs_rf(runs, counts, ctx.out_dir)
     host_fig = plot_hosts(runs, ctx.out_dir)
@@ -142,6 +145,16 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
             maintains_finding(runs, infos, n_seeds, [host_fig, rf_fig]),
             implicit_finding(runs, [host_fig]),
             sample_finding(runs, n_seeds, [frac_fig] if frac_fig else [])]
+
+
+def write_runs(runs: list[dict], path) -> None:
+    """Every adaptation run (scenario, seed, host, variant, RF, fraction, F1, ‖ΔW‖) as a CSV beside the
+    findings, for readers who want more than the means."""
+    import csv
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(runs[0]))
+        w.writeheader()
+        w.writerows(runs)
 
 
 def count_rows(rfs: tuple[int, ...] = (2, 4, 8, 16)) -> dict[str, dict]:
@@ -209,6 +222,25 @@ def _f1s(runs: list[dict], host: str, variant: str, rf: int | None = None,
     return [r["f1"] for r in sorted(sel, key=lambda r: (r["scenario"], r["seed"], r["sub"]))]
 
 
+def _scenario_means(runs: list[dict], host: str) -> dict[str, float]:
+    """Mean F1 over seeds of source-only, FT and SFT RF 4 / 8 in each scenario, for the README's table."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    source_host = "mapu" if host == "mapu" else "none"
+    for r in runs:
+        if r["fraction"] != 1.0:
+            continue
+        if r["host"] == source_host and r["variant"] == "source_only":
+            arm = "source_only"
+        elif r["host"] == host and r["variant"] == "ft":
+            arm = "ft"
+        elif r["host"] == host and r["variant"] == "sft" and r["rf"] in (PARTIAL_RF, MAIN_RF):
+            arm = f"sft_rf{r['rf']}"
+        else:
+            continue
+        groups[f"{host}_f1_{arm}_{r['scenario']}"].append(r["f1"])
+    return {k: float(np.mean(v)) for k, v in groups.items()}
+
+
 def maintains_finding(runs: list[dict], infos: list[dict], n_seeds: int, figures: list[str]) -> Finding:
     hosts = [h for h in HOSTS if _f1s(runs, h, "ft")]
     per_host, measured, parts = {}, {}, []
@@ -226,6 +258,7 @@ def maintains_finding(runs: list[dict], infos: list[dict], n_seeds: int, figures
         measured[f"{h}_ft_f1_sd_across_runs"] = float(np.std(ft, ddof=1)) if len(ft) > 1 else float("nan")
         if len(ft) > 1:
             measured.update(paired_ci(sft8, ft).to_measured(f"{h}_sft8_minus_ft"))
+        measured.update(_scenario_means(runs, h))
         parts.append(f"{h}: FT {np.mean(ft):.3f}, SFT RF8 {np.mean(sft8):.3f}, RF4 {np.mean(sft4):.3f} "
                      f"(source-only {np.mean(src):.3f})")
     for rf in (2, 16):

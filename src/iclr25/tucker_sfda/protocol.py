@@ -5,6 +5,7 @@ the target and ‖ΔW‖_F. A module-level function of a plain dict, so `ctx.map
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 from collections.abc import Iterator
 from dataclasses import replace
@@ -43,7 +44,7 @@ def scenario_data(task: dict) -> tuple[Domain, Domain, Domain]:
     seed = task["seed"]
     if task["dataset"] == "A":
         a, b = task["shift"]
-        cfg = SyntheticConfig(shift=task["shift_scale"])
+        cfg = SyntheticConfig(shift=task["shift_scale"], tempo=task["tempo"])
         src = synthetic_domain(a, task["n_train"], np.random.default_rng([seed, a]), cfg)
         tgt = synthetic_domain(b, task["n_train"], np.random.default_rng([seed, b, 0]), cfg)
         test = synthetic_domain(b, task["n_test"], np.random.default_rng([seed, b, 1]), cfg)
@@ -104,14 +105,16 @@ def _run_cell(task: dict) -> dict:
         info["source_f1_unshifted"] = evaluate(dense, znorm(test_raw, *channel_stats(src_raw.X)))
     record("none", "source_only", None, dense, dense, 0)
 
-    decomposed: dict[tuple[str, int], AdaTimeCNN] = {}
+    decomposed: dict[tuple[str, int], tuple] = {}
 
-    def sft_model(base: AdaTimeCNN, key: str, rf: int, imputer=None) -> AdaTimeCNN:
+    def sft_model(base: AdaTimeCNN, key: str, rf: int, imputer=None) -> tuple:
+        """The decomposed, source-fine-tuned model at `rf` (and its own copy of MAPU's imputer, which
+        is fine-tuned with it on the decomposed features)."""
         if (key, rf) not in decomposed:
             dec = tucker_reparameterize(base, rf)
-            finetune_source(dec, src, src_cfg.finetune_epochs, src_cfg, seed=seed, imputer=imputer)
-            decomposed[key, rf] = dec
-            info[f"decomposed_f1_on_target_{key}_rf{rf}"] = evaluate(dec, test)
+            imp = None if imputer is None else copy.deepcopy(imputer)
+            finetune_source(dec, src, src_cfg.finetune_epochs, src_cfg, seed=seed, imputer=imp)
+            decomposed[key, rf] = dec, imp
         return decomposed[key, rf]
 
     for host in task["hosts"]:
@@ -124,9 +127,9 @@ def _run_cell(task: dict) -> dict:
         record(host, "ft", None, res.model, base, res.trainable)
         rfs = list(task["rfs"]) + (list(task["extra_rfs"]) if host == "shot" else [])
         for rf in rfs:
-            dec = sft_model(base, key, rf, imputer)
+            dec, imp = sft_model(base, key, rf, imputer)
             record(host, "sft_source_only", rf, dec, dec, 0)
-            res = adapt(dec, tgt, host, "core", ad_cfg, imputer=imputer, seed=seed)
+            res = adapt(dec, tgt, host, "core", ad_cfg, imputer=imp, seed=seed)
             record(host, "sft", rf, res.model, dec, res.trainable)
 
     if task["baselines"]:  # on the SHOT host
@@ -143,7 +146,7 @@ def _run_cell(task: dict) -> dict:
             part = tgt.subset(rng.choice(len(tgt), n, replace=False))
             res = adapt(dense, part, "shot", "all", ad_cfg, seed=seed + sub)
             record("shot", "ft", None, res.model, dense, res.trainable, frac, sub)
-            dec = sft_model(dense, "plain", task["fraction_rf"])
+            dec, _ = sft_model(dense, "plain", task["fraction_rf"])
             res = adapt(dec, part, "shot", "core", ad_cfg, seed=seed + sub)
             record("shot", "sft", task["fraction_rf"], res.model, dec, res.trainable, frac, sub)
     return {"runs": runs, "info": info}
