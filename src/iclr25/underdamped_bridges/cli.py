@@ -1,0 +1,257 @@
+"""`iclr25 underdamped_bridges ...`: fit a diffusion sampler to your own density, then evaluate and sample.
+
+    iclr25 underdamped_bridges fit --logreg data.csv --label y --method dbs --steps 16 -o run/
+    iclr25 underdamped_bridges fit --log-prob mymod:log_prob --dim 10 -o run/
+    iclr25 underdamped_bridges fit --target funnel -o run/
+    iclr25 underdamped_bridges eval run/
+    iclr25 underdamped_bridges sample run/ --n 1000 -o samples.csv
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from iclr25.core.errors import UserError
+
+app = typer.Typer(help="Underdamped diffusion bridges: samples and log Z of an unnormalised density.",
+                  no_args_is_help=True, add_completion=False)
+
+TARGET_FILE, SAMPLER_FILE, HISTORY_FILE, DATA_FILE = "target.json", "sampler.pt", "history.csv", "data.npz"
+
+
+def _load_function(spec: str, cwd: Path):
+    """'module:function' or 'path/to/file.py:function' -> the callable."""
+    if ":" not in spec:
+        raise UserError(f"--log-prob must look like module:function or file.py:function, got {spec!r}")
+    where, name = spec.rsplit(":", 1)
+    try:
+        if where.endswith(".py"):
+            path = (cwd / where).resolve()
+            if not path.is_file():
+                raise UserError(f"--log-prob: file not found: {path}")
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+        else:
+            sys.path.insert(0, str(cwd))
+            module = importlib.import_module(where)
+    except UserError:
+        raise
+    except Exception as e:  # the user's module failed to import
+        raise UserError(f"--log-prob: cannot import {where!r}: {type(e).__name__}: {e}") from None
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise UserError(f"--log-prob: {where!r} has no function {name!r}")
+    return fn
+
+
+def _logreg_arrays(csv: Path, label: str, features: str | None, standardize: bool):
+    import numpy as np
+    import pandas as pd
+
+    if not csv.is_file():
+        raise UserError(f"--logreg: file not found: {csv}")
+    try:
+        df = pd.read_csv(csv)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise UserError(f"--logreg: cannot parse {csv}: {str(e).splitlines()[0]}") from None
+    if label not in df.columns:
+        columns = ", ".join(map(str, df.columns))
+        raise UserError(f"--label: column {label!r} not in {csv.name} (columns: {columns})")
+    cols = [c.strip() for c in features.split(",") if c.strip()] if features else [
+        c for c in df.columns if c != label and pd.api.types.is_numeric_dtype(df[c])]
+    unknown = [c for c in cols if c not in df.columns]
+    if unknown:
+        raise UserError(f"--features: column {unknown[0]!r} not in {csv.name}")
+    bad = [c for c in cols if not pd.api.types.is_numeric_dtype(df[c])]
+    if bad:
+        raise UserError(f"--features: column {bad[0]!r} is not numeric")
+    if not cols:
+        raise UserError(f"{csv.name}: no numeric feature columns besides {label!r}")
+    X = df[cols].to_numpy(dtype=float)
+    if not np.isfinite(X).all():
+        row = int(np.argmax(~np.isfinite(X).all(1)))
+        raise UserError(f"{csv.name}: missing or non-finite feature values (first at data row {row + 1})")
+    if standardize:
+        sd = X.std(0)
+        sd[sd == 0] = 1.0
+        X = (X - X.mean(0)) / sd
+    return X, df[label].to_numpy(), cols
+
+
+def _target_from_spec(spec: dict, run_dir: Path):
+    from iclr25.underdamped_bridges.data import target_by_name
+    from iclr25.underdamped_bridges.targets import bayesian_logreg, from_log_prob
+
+    if spec["kind"] == "named":
+        return target_by_name(spec["name"])
+    if spec["kind"] == "logreg":
+        import numpy as np
+        data = np.load(run_dir / DATA_FILE)
+        return bayesian_logreg(data["X"], data["y"], spec["prior_std"], spec["intercept"], spec["name"])
+    return from_log_prob(_load_function(spec["spec"], Path(spec["cwd"])), spec["dim"], spec["name"])
+
+
+def _load_run(run_dir: Path):
+    from iclr25.underdamped_bridges.sampler import Sampler
+
+    spec_path = run_dir / TARGET_FILE
+    if not spec_path.is_file():
+        raise UserError(f"{run_dir} is not a fitted run (no {TARGET_FILE}); run 'fit -o {run_dir}' first")
+    try:
+        spec = json.loads(spec_path.read_text())
+    except ValueError:
+        raise UserError(f"{spec_path} is not valid JSON") from None
+    return Sampler.load(run_dir / SAMPLER_FILE, _target_from_spec(spec, run_dir))
+
+
+def _print_metrics(m: dict) -> None:
+    line = (f"ELBO {m['elbo']:.3f} ± {m['elbo_se']:.3f}   "
+            f"log Z-hat {m['log_z_hat']:.3f} ± {m['log_z_se']:.3f}   "
+            f"ESS {m['ess']:.3f}")
+    if "log_z" in m:
+        line += f"   |log Z-hat - log Z| {m['log_z_error']:.3f} (log Z = {m['log_z']:.3f})"
+    if "sinkhorn" in m:
+        line += f"   Sinkhorn {m['sinkhorn']:.4f}"
+    typer.echo(line + f"   ({m['n']} samples)")
+
+
+@app.command()
+def fit(
+    out: Annotated[Path, typer.Option("--out", "-o", help="run folder to write (created)")],
+    logreg: Annotated[Path | None, typer.Option(help="CSV for Bayesian logistic regression")] = None,
+    label: Annotated[str | None, typer.Option(help="binary label column of --logreg (0/1, -1/+1, bool)")]
+    = None,
+    features: Annotated[str | None, typer.Option(help="comma-separated feature columns (default: all other "
+                                                      "numeric columns)")] = None,
+    prior_std: Annotated[float, typer.Option(help="logistic regression: prior N(0, s²) on the weights")]
+    = 1.0,
+    standardize: Annotated[bool, typer.Option(help="logistic regression: standardise the features")] = True,
+    intercept: Annotated[bool, typer.Option(help="logistic regression: add an intercept")] = True,
+    log_prob: Annotated[str | None, typer.Option(help="your log-density, module:function or file.py:function "
+                                                      "(torch, batched (B, d) -> (B,))")] = None,
+    dim: Annotated[int | None, typer.Option(help="dimension of --log-prob")] = None,
+    target: Annotated[str | None, typer.Option(help="a built-in target: funnel, many_well, gmm40, seeds (or "
+                                                    "ionosphere, sonar, credit, cancer, lgcp with the data)")]
+    = None,
+    method: Annotated[str, typer.Option(help="dbs | dis | cmcd | mcd | ula")] = "dbs",
+    underdamped: Annotated[bool, typer.Option(help="underdamped (the paper's) or overdamped dynamics")]
+    = True,
+    integrator: Annotated[str | None, typer.Option(help="obabo | obab | baoab | em (default: em for DBS-UD, "
+                                                        "obabo otherwise; overdamped: em)")] = None,
+    steps: Annotated[int, typer.Option(help="discretisation steps K (paper: 128)")] = 32,
+    iters: Annotated[int, typer.Option(help="training iterations (paper: 10,000)")] = 1000,
+    batch: Annotated[int, typer.Option(help="paths per iteration (paper: 2,000)")] = 256,
+    loss: Annotated[str, typer.Option(help="kl (reverse KL, the paper's) | logvar")] = "kl",
+    hidden: Annotated[int, typer.Option(help="width of the control networks (paper: 128)")] = 64,
+    dt: Annotated[float | None, typer.Option(help="initial step-size scale (default: the target's, 0.01 for "
+                                                  "your own density)")] = None,
+    friction: Annotated[float, typer.Option(help="initial friction γ (η = γ·dt must stay < 1)")] = 1.0,
+    tune_dt: Annotated[bool, typer.Option(help="pick the initial step size from dt × {1, 2, ..., 64} first, "
+                                               "by the ELBO of the uncontrolled sampler")] = True,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Fit a sampler to one target (exactly one of --logreg, --log-prob, --target) and save it in --out."""
+    import numpy as np
+    import pandas as pd
+
+    from iclr25.core.runtime import pin_threads
+    from iclr25.underdamped_bridges.data import target_by_name
+    from iclr25.underdamped_bridges.sampler import Sampler
+    from iclr25.underdamped_bridges.targets import bayesian_logreg, from_log_prob
+
+    pin_threads()
+    chosen = [name for name, v in (("--logreg", logreg), ("--log-prob", log_prob), ("--target", target)) if v]
+    if len(chosen) != 1:
+        raise UserError("give exactly one of --logreg CSV, --log-prob module:function, --target NAME"
+                        + (f" (got {', '.join(chosen)})" if chosen else ""))
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out: {out} exists and is not a folder")
+    if steps < 1:
+        raise UserError(f"--steps (K) must be >= 1, got {steps}")
+    if iters < 0 or batch < 2:
+        raise UserError(f"--iters must be >= 0 and --batch >= 2, got {iters} and {batch}")
+    out.mkdir(parents=True, exist_ok=True)
+    cwd = Path.cwd()
+    if logreg is not None:
+        if not label:
+            raise UserError("--logreg needs --label (the binary label column)")
+        X, y, cols = _logreg_arrays(logreg, label, features, standardize)
+        tgt = bayesian_logreg(X, y, prior_std, intercept, logreg.stem)
+        np.savez(out / DATA_FILE, X=X, y=tgt.y.numpy())
+        spec = {"kind": "logreg", "name": logreg.stem, "csv": str(logreg.resolve()), "label": label,
+                "features": cols, "prior_std": prior_std, "intercept": intercept, "standardize": standardize}
+    elif log_prob is not None:
+        if dim is None:
+            raise UserError("--log-prob needs --dim")
+        tgt = from_log_prob(_load_function(log_prob, cwd), dim, log_prob.rsplit(":", 1)[-1])
+        spec = {"kind": "log_prob", "spec": log_prob, "dim": dim, "cwd": str(cwd), "name": tgt.name}
+    else:
+        tgt = target_by_name(target)
+        spec = {"kind": "named", "name": target}
+    sampler = Sampler(tgt, method=method, underdamped=underdamped, integrator=integrator, num_steps=steps,
+                      loss=loss, hidden=hidden, seed=seed, dt=dt, friction=friction)
+    if tune_dt:
+        sampler.tune_dt()
+    typer.echo(f"fitting {sampler.name} ({sampler.config.integrator}, K={steps}) to {tgt.name} "
+               f"(d={tgt.dim}): "
+               f"{iters} iterations × {batch} paths")
+    sampler.fit(iters, batch)
+    (out / TARGET_FILE).write_text(json.dumps(spec, indent=2))
+    sampler.save(out / SAMPLER_FILE)
+    pd.DataFrame(sampler.history_).to_csv(out / HISTORY_FILE, index=False)
+    _print_metrics(sampler.evaluate(2000, seed=seed + 1))
+    typer.echo(f"saved to {out}/ ({SAMPLER_FILE}, {TARGET_FILE}, {HISTORY_FILE})")
+
+
+@app.command("eval")
+def evaluate(
+    run: Annotated[Path, typer.Argument(help="run folder written by fit")],
+    n: Annotated[int, typer.Option(help="evaluation paths")] = 2000,
+    sinkhorn: Annotated[bool, typer.Option(help="Sinkhorn divergence to exact samples (targets that have "
+                                                "them: funnel, many_well, gmm40)")] = False,
+    seed: Annotated[int, typer.Option(help="random seed of the evaluation paths")] = 1,
+) -> None:
+    """Print ELBO, log Z-hat (± standard errors) and the ESS of a fitted run."""
+    from iclr25.core.runtime import pin_threads
+    pin_threads()
+    if n < 2:
+        raise UserError(f"--n must be >= 2, got {n}")
+    sampler = _load_run(run)
+    typer.echo(f"{sampler.name} ({sampler.config.integrator}, K={sampler.config.num_steps}) on "
+               f"{sampler.target.name} (d={sampler.target.dim})")
+    _print_metrics(sampler.evaluate(n, seed=seed, sinkhorn=sinkhorn))
+
+
+@app.command()
+def sample(
+    run: Annotated[Path, typer.Argument(help="run folder written by fit")],
+    n: Annotated[int, typer.Option(help="number of samples")] = 1000,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="CSV to write (default: stdout)")] = None,
+    seed: Annotated[int, typer.Option(help="random seed")] = 2,
+) -> None:
+    """Draw samples x (columns x0..x{d-1}) with their log importance weights (column log_w)."""
+    import pandas as pd
+
+    from iclr25.core.runtime import pin_threads
+    pin_threads()
+    if n < 1:
+        raise UserError(f"--n must be >= 1, got {n}")
+    if out is not None and out.is_dir():
+        raise UserError(f"--out: {out} is a folder; give a CSV file name")
+    sampler = _load_run(run)
+    x, log_w = sampler.sample(n, seed=seed)
+    df = pd.DataFrame(x.double().numpy(), columns=[f"x{i}" for i in range(x.shape[1])])
+    df["log_w"] = log_w.double().numpy()
+    if out is None:
+        typer.echo(df.to_csv(index=False), nl=False)
+    else:
+        df.to_csv(out, index=False)
+        typer.echo(f"wrote {n} samples to {out}")
