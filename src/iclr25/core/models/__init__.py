@@ -39,7 +39,7 @@ _EXPORTS = {
     "sentence_encoder": "minilm", "SentenceEncoder": "minilm", "minilm_word_table": "minilm",
     "minilm_dir": "minilm",
     "tiny_gpt": "gpt", "train_lm": "gpt", "finetune": "gpt", "TinyGPT": "gpt",
-    "TinyGPTConfig": "gpt", "TrainConfig": "gpt",
+    "TinyGPTConfig": "config", "TrainConfig": "config",
     "cast": "distortions", "quantize": "distortions", "watermark": "distortions",
     "per_token_tv": "distortions", "quantize_tensor": "distortions", "NF4_CODEBOOK": "distortions",
     "CausalLM": "lm", "Llama": "llama", "LlamaConfig": "llama", "Tokenizer": "tokenizer",

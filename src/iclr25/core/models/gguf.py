@@ -157,7 +157,7 @@ def load_gguf(path: str | Path | None = None) -> Any:
     with torch.device("meta"):
         model = Llama(cfg, Tokenizer.from_json(meta["tokenizer"]), meta.get("chat_template"))
     model.load_state_dict(state, assign=True, strict=True)
-    model.source = str(path)
+    model.source, model.fingerprint = str(path), key  # fingerprint: the file's SHA-256 prefix
     return model.eval().requires_grad_(False)
 
 

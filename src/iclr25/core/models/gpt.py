@@ -9,7 +9,6 @@ import hashlib
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -17,48 +16,11 @@ import torch.nn.functional as F  # noqa: N812
 from torch import nn
 
 from iclr25.core.errors import UserError
+from iclr25.core.models.config import TinyGPTConfig, TrainConfig
 from iclr25.core.models.lm import CausalLM, KVCache, attend
-from iclr25.core.models.tokenizer import TOKENIZER_KINDS, Tokenizer
+from iclr25.core.models.tokenizer import Tokenizer
 
 _CACHE_VERSION = 1
-
-
-@dataclass(frozen=True)
-class TinyGPTConfig:
-    """Model shape (the vocabulary size is the tokenizer's)."""
-
-    vocab_size: int = 4096
-    block_size: int = 128  # positions
-    n_layer: int = 4
-    n_head: int = 4
-    d_model: int = 128
-    tokenizer: str = "bpe"  # "bpe" (byte-level, lossless) | "word"
-
-    def __post_init__(self) -> None:
-        if self.tokenizer not in TOKENIZER_KINDS:
-            raise UserError(f"unknown tokenizer {self.tokenizer!r}; choose from {', '.join(TOKENIZER_KINDS)}")
-        for name in ("vocab_size", "block_size", "n_layer", "n_head", "d_model"):
-            if getattr(self, name) < 1:
-                raise UserError(f"TinyGPTConfig.{name} must be >= 1, got {getattr(self, name)}")
-        if self.d_model % self.n_head:
-            raise UserError(f"d_model {self.d_model} is not divisible by n_head {self.n_head}")
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """AdamW with linear warm-up and cosine decay on random windows of the token stream."""
-
-    steps: int = 2000
-    batch: int = 32
-    lr: float = 3e-3
-    warmup: int = 100
-    weight_decay: float = 0.1
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.steps < 1 or self.batch < 1 or not self.lr > 0:
-            raise UserError(f"steps, batch and lr must be positive, got {self.steps}, {self.batch}, "
-                            f"{self.lr}")
 
 
 class _Block(nn.Module):
@@ -118,10 +80,6 @@ class TinyGPT(CausalLM):
     def new_cache(self, batch: int, max_len: int) -> KVCache:
         d = self.cfg.d_model // self.cfg.n_head
         return KVCache(self.cfg.n_layer, batch, self.cfg.n_head, max_len, d)
-
-    def _context(self, prompt: str) -> list[int]:
-        """Prompts longer than the context are cut from the left (the model sees its last positions)."""
-        return super()._context(prompt)[-(self.max_length // 2):]
 
     def state(self) -> bytes:
         buf = io.BytesIO()
@@ -209,11 +167,14 @@ def train_lm(texts: Sequence[str], config: TinyGPTConfig | None = None, train: T
     path = cache_dir() / "models" / f"tiny-gpt-{key}.pt"
     if cache and path.is_file():
         try:
-            return TinyGPT.from_state(path.read_bytes())
+            model = TinyGPT.from_state(path.read_bytes())
+            model.fingerprint = key
+            return model
         except (RuntimeError, KeyError, ValueError, OSError):
             pass  # damaged: retrain
     tok = Tokenizer.train(texts, kind=cfg.tokenizer, vocab_size=cfg.vocab_size)
     model = TinyGPT(cfg, tok)
+    model.fingerprint = key  # identifies (texts, config, training) for caches built on the model
     ids = token_stream(tok, texts)
     with timer() as t:
         loss = fit(model, ids, tcfg, cfg.block_size)

@@ -110,8 +110,9 @@ class CausalLM(nn.Module):
 
     # ---- helpers ----------------------------------------------------------------------------------
     def _context(self, prompt: str) -> list[int]:
-        """Prompt ids; an empty prompt starts from the end-of-sequence token (a document boundary)."""
-        return self.tokenizer.encode(prompt) or [self.tokenizer.eos_ids[0]]
+        """Prompt ids; an empty prompt starts from the end-of-sequence token (a document boundary), and a
+        prompt longer than half the context keeps its last tokens (room is left to generate)."""
+        return (self.tokenizer.encode(prompt) or [self.tokenizer.eos_ids[0]])[-(self.max_length // 2):]
 
     def _check_ids(self, seqs: Sequence[Sequence[int]], extra: int = 0) -> None:
         for i, s in enumerate(seqs):
@@ -171,18 +172,23 @@ class CausalLM(nn.Module):
     @torch.no_grad()
     def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int = 50,
                      temperature: float = 1.0, top_p: float = 1.0, seed: int = 0, batch: int = 16,
-                     stop_at_eos: bool = True) -> list[list[int]]:
+                     stop_at_eos: bool = True, streams: Sequence[int] | None = None) -> list[list[int]]:
         """Sampled continuations (token ids, end-of-sequence excluded) of each prompt. Batched with left
-        padding and a KV cache; prompt number i samples from its own seeded stream (`row_seed`), and
-        temperature 0 is greedy decoding."""
+        padding and a KV cache; prompt number i samples from its own seeded stream `row_seed(seed,
+        streams[i])` (default streams[i] = i), so a completion does not depend on its batch, and a
+        larger sample can extend a smaller one. Temperature 0 is greedy decoding."""
         _check_sampling(max_new_tokens, temperature, top_p, batch)
         self._check_ids(prompts, max_new_tokens)
+        streams = list(range(len(prompts))) if streams is None else [int(s) for s in streams]
+        if len(streams) != len(prompts):
+            raise UserError(f"{len(streams)} streams for {len(prompts)} prompts")
         order = sorted(range(len(prompts)), key=lambda i: -len(prompts[i]))  # similar lengths together
         out: list[list[int]] = [[] for _ in prompts]
-        for start in range(0, len(order), batch):
+        from iclr25.core.runtime import progress
+        for start in progress(range(0, len(order), batch), "sampling", total=-(-len(order) // batch)):
             rows = order[start:start + batch]
-            new = self._generate_batch([prompts[r] for r in rows], rows, max_new_tokens, temperature, top_p,
-                                       seed, stop_at_eos)
+            new = self._generate_batch([prompts[r] for r in rows], [streams[r] for r in rows], max_new_tokens,
+                                       temperature, top_p, seed, stop_at_eos)
             for r, ids in zip(rows, new, strict=True):
                 out[r] = ids
         return out
