@@ -110,9 +110,10 @@ def test_stratified_permutation_keeps_prompt_counts_and_is_not_biased_by_balance
     pv_strat, pv_global = [], []
     for s in range(30):
         p, q = balanced(), balanced()
-        obs, null = permutation_null(HammingMMD(), p, q, 100, np.random.default_rng(s))
+        obs, null = permutation_null(HammingMMD("paper"), p, q, 100, np.random.default_rng(s))
         pv_strat.append(empirical_pvalue(obs, null))
-        obs, null = permutation_null(HammingMMD(), p, q, 100, np.random.default_rng(s), stratified=False)
+        obs, null = permutation_null(HammingMMD("paper"), p, q, 100, np.random.default_rng(s),
+                                     stratified=False)
         pv_global.append(empirical_pvalue(obs, null))
     assert 0.3 < np.mean(pv_strat) < 0.7  # p-values roughly uniform under H0
     assert np.mean(pv_global) > 0.8  # the global shuffle is far too conservative here

@@ -47,9 +47,9 @@ def test_cross_prompt_pairs_carry_no_kernel():
     p = sample(["aa", "aa", "bb", "bb"], [0, 0, 1, 1])
     q = sample(["aa", "aa", "bb", "bb"], [0, 0, 1, 1])
     # Eq. 4 ("paper"): PP = 2 same-prompt pairs x 2 orders / (4*3) = 1/3, PQ = 8 / 16 = 1/2
-    assert HammingMMD()(p, q) == pytest.approx(1 / 3 + 1 / 3 - 1.0)
-    # reference-code normalisation by same-prompt pairs: 1 + 1 - 2 = 0
-    assert HammingMMD("pairs")(p, q) == pytest.approx(0.0)
+    assert HammingMMD("paper")(p, q) == pytest.approx(1 / 3 + 1 / 3 - 1.0)
+    # reference-code normalisation by same-prompt pairs (the default): 1 + 1 - 2 = 0
+    assert HammingMMD()(p, q) == pytest.approx(0.0)
 
 
 def test_onehot_without_repeats_is_zero_with_p_one():
@@ -94,6 +94,25 @@ def test_counting_form_equals_gram_form(pq, denominator):
     p, q = pq
     a, b = HammingMMD(denominator)(p, q), HammingMMDGram(denominator)(p, q)
     assert abs(a - b) <= 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 5), st.integers(0, 10_000))
+def test_pairs_form_is_eq4_per_prompt_averaged_when_counts_are_equal(m, k, seed):
+    """With k samples of every prompt on both sides, the official "pairs" form equals Eq. 4 applied to
+    each prompt's samples, averaged over prompts; with one prompt the two forms are the same number."""
+    rng = np.random.default_rng(seed)
+    ids = np.repeat(np.arange(m), k)
+    p = CompletionSample(ids, rng.integers(-1, 3, size=(m * k, 4)), m)
+    q = CompletionSample(ids, rng.integers(-1, 3, size=(m * k, 4)), m)
+    for stat in ("hamming", "onehot"):
+        per_prompt = [get_statistic(stat, denominator="paper")(
+            CompletionSample(np.zeros(k, int), p.completions[ids == x], 1),
+            CompletionSample(np.zeros(k, int), q.completions[ids == x], 1)) for x in range(m)]
+        pairs = get_statistic(stat, denominator="pairs")(p, q)
+        assert pairs == pytest.approx(float(np.mean(per_prompt)), abs=1e-12)
+        if m == 1:
+            assert pairs == pytest.approx(get_statistic(stat, denominator="paper")(p, q), abs=1e-12)
 
 
 def brute_all_substrings(a, b):

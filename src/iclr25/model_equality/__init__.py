@@ -19,7 +19,15 @@ from iclr25.model_equality.encoding import (
     read_jsonl,
     samples_from_rows,
 )
+from iclr25.model_equality.endpoints import (
+    DISTORTIONS,
+    ENDPOINTS,
+    ModelConfig,
+    endpoint_model,
+    reference_model,
+)
 from iclr25.model_equality.experiments import CLAIMS, run
+from iclr25.model_equality.pools import PoolRequest, build_pool
 from iclr25.model_equality.power import PowerResult, audit_endpoint, estimate_power
 from iclr25.model_equality.pvalues import (
     NullSimulator,
@@ -32,6 +40,7 @@ from iclr25.model_equality.pvalues import (
     two_sample_test,
 )
 from iclr25.model_equality.statistics import (
+    DENOMINATORS,
     STATISTICS,
     AllSubstringsMMD,
     Chi2Stat,
@@ -45,10 +54,13 @@ from iclr25.model_equality.statistics import (
     hamming_gram,
     mmd_distance,
 )
+from iclr25.model_equality.study import Study, StudyConfig, run_study
 
 PAPER = make_paper("model_equality", CLAIMS, run)
 
 __all__ = [
+    "DENOMINATORS", "DISTORTIONS", "ENDPOINTS", "ModelConfig", "PoolRequest", "Study", "StudyConfig",
+    "build_pool", "endpoint_model", "reference_model", "run_study",
     "PAD", "PAPER", "STATISTICS", "AllSubstringsMMD", "Chi2Stat", "CompletionSample", "HammingMMD",
     "HammingMMDGram", "L1Stat", "NullSimulator", "OneHotMMD", "PoolSampler", "PowerResult", "Statistic",
     "TestResult", "all_substrings_kernel", "audit_endpoint", "composite_test", "concat", "empirical_pvalue",

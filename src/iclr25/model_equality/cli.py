@@ -1,5 +1,5 @@
 """`iclr25 model_equality ...`: test an API's completions against reference completions (JSONL rows
-{"prompt", "completion"}), measure an effect size, simulate endpoints, and estimate power."""
+{"prompt", "completion"}), measure an effect size, sample a model and its distortions, estimate power."""
 
 from __future__ import annotations
 
@@ -28,11 +28,15 @@ def test(
                                                  "API's samples per prompt)")] = "permutation",
     composite: Annotated[list[Path] | None, typer.Option(
         help="another acceptable reference (e.g. fp16 weights); reject only if all are rejected")] = None,
+    denominator: Annotated[str, typer.Option(
+        help="MMD normalisation: pairs (official code: each sum over its same-prompt pairs) | paper "
+             "(Eq. 4: N(N-1), NM)")] = "pairs",
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
     """Test H0: the API samples from the reference model (same completion distribution per prompt)."""
     from iclr25.model_equality.encoding import read_jsonl, samples_from_rows
     from iclr25.model_equality.pvalues import PVALUE_METHODS, pool_test, two_sample_test
+    stat = _statistic(kernel, denominator)
     if pvalue not in PVALUE_METHODS:
         raise UserError(f"unknown --pvalue {pvalue!r}; choose from {', '.join(PVALUE_METHODS)}")
     api_rows = read_jsonl(api)
@@ -45,18 +49,19 @@ def test(
         p, q, _ = samples_from_rows(rows, api_rows, L, names=(str(path), str(api)))
         if pvalue == "null":
             try:
-                r = pool_test(p, q, kernel, b=b, alpha=alpha, seed=seed)
+                r = pool_test(p, q, stat, b=b, alpha=alpha, seed=seed)
             except UserError as e:
                 raise UserError(f"{path}: {e}") from None
         else:
-            r = two_sample_test(p, q, kernel, "permutation", b=b, alpha=alpha, seed=seed)
+            r = two_sample_test(p, q, stat, "permutation", b=b, alpha=alpha, seed=seed)
         results.append(r)
         typer.echo(f"{path}: statistic {r.statistic:.6g}  p-value {r.pvalue:.4g}  "
                    f"({'reject' if r.reject else 'do not reject'} at alpha = {alpha})")
     reject = all(r.reject for r in results)
     prompts = len({p for p, _ in api_rows})
     typer.echo(f"kernel {kernel}, {prompts} prompts, {len(api_rows)} API completions, L = {L}, "
-               f"{pvalue} p-values with b = {b}")
+               f"{pvalue} p-values with b = {b}"
+               + (f", {denominator} denominator" if hasattr(stat, "denominator") else ""))
     typer.echo("decision: " + ("REJECT: the API's completions do not match "
                                + ("any reference" if len(results) > 1 else "the reference")
                                if reject else "do not reject: consistent with "
@@ -77,62 +82,94 @@ def distance(
     typer.echo(f"mmd distance ({kernel}): {mmd_distance(p, q, kernel):.6g}")
 
 
+def _statistic(kernel: str, denominator: str):
+    from iclr25.model_equality.statistics import DENOMINATORS, STATISTICS, get_statistic
+    if denominator not in DENOMINATORS:
+        raise UserError(f"unknown --denominator {denominator!r}; choose from {', '.join(DENOMINATORS)}")
+    has = kernel in STATISTICS and "denominator" in STATISTICS[kernel].__dataclass_fields__
+    return get_statistic(kernel, **({"denominator": denominator} if has else {}))
+
+
+def _profile(profile: str):
+    from iclr25.model_equality.experiments import PROFILES
+    if profile not in PROFILES:
+        raise UserError(f"unknown --profile {profile!r}; choose from {', '.join(PROFILES)}")
+    return PROFILES[profile]
+
+
 @app.command()
 def simulate(
     out: Annotated[Path, typer.Option(help="folder for ref.jsonl and api.jsonl")],
     endpoint: Annotated[str, typer.Option(
-        help="what the API serves: same | fp16 | bf16 | int8 | nf4 | watermark | finetune | temperature | "
-             "top_p | swap")] = "watermark",
-    prompts: Annotated[int, typer.Option(help="number of prompts")] = 10,
+        help="what the API serves: same | fp16 | bf16 | int8 | nf4 | watermark | finetune | swap")
+    ] = "watermark",
+    reference: Annotated[str, typer.Option(help="smollm2 (SmolLM2-135M-Instruct) | tinygpt (trained here "
+                                                "on the KJV)")] = "smollm2",
+    prompts: Annotated[int, typer.Option(help="number of prompts (openings of KJV verses)")] = 10,
     n_ref: Annotated[int, typer.Option(help="reference completions per prompt")] = 40,
     n_api: Annotated[int, typer.Option(help="API completions per prompt")] = 20,
-    L: Annotated[int, typer.Option("--L", help="characters per completion")] = 50,  # noqa: N803
-    profile: Annotated[str, typer.Option(help="which trained LM: smoke (tiny) | quick | full")] = "quick",
+    L: Annotated[int, typer.Option("--L", help="tokens per completion")] = 50,  # noqa: N803
+    profile: Annotated[str, typer.Option(help="model settings of a profile: smoke (a tiny TinyGPT) | quick | "
+                                              "full")] = "quick",
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
-    """Write JSONL completions from our small character LM and one of its distortions (a demo API)."""
+    """Sample JSONL completions (text) from a reference model and one distortion of it (a demo API)."""
     from dataclasses import replace
 
-    from iclr25.model_equality.experiments import DISTORTIONS, PROFILE_CONFIGS, build_endpoints
-    from iclr25.model_equality.sampling import decode, generate
-    if endpoint not in ("same", *DISTORTIONS):
-        raise UserError(f"unknown --endpoint {endpoint!r}; choose from same, {', '.join(DISTORTIONS)}")
+    from iclr25.core.runtime import pin_threads
+    from iclr25.model_equality.corpus import prompts as task_prompts
+    from iclr25.model_equality.endpoints import ENDPOINTS, REFERENCES, endpoint_model, reference_model
+    from iclr25.model_equality.pools import pool_seed
+    if endpoint not in ENDPOINTS[1:]:
+        raise UserError(f"unknown --endpoint {endpoint!r}; choose from {', '.join(ENDPOINTS[1:])}")
+    if reference not in REFERENCES:
+        raise UserError(f"unknown --reference {reference!r}; choose from {', '.join(REFERENCES)}")
     for name, v in (("prompts", prompts), ("n-ref", n_ref), ("n-api", n_api), ("L", L)):
         if v < 1:
             raise UserError(f"--{name} must be >= 1, got {v}")
-    if profile not in PROFILE_CONFIGS:
-        raise UserError(f"unknown --profile {profile!r}; choose from {', '.join(PROFILE_CONFIGS)}")
-    cfg = replace(PROFILE_CONFIGS[profile], m=prompts, L=L)
-    eps, task, _ = build_endpoints(cfg, seed)
+    models = replace(_profile(profile)[1].models, reference=reference)
+    pin_threads()
+    task = task_prompts(prompts)
+    ref = reference_model(models)
+    api = endpoint_model(endpoint, ref, models)
     out.mkdir(parents=True, exist_ok=True)
-    for fname, name, n, s in (("ref.jsonl", "ref", n_ref, seed), ("api.jsonl", endpoint, n_api, seed + 1)):
-        sample = generate(eps[name], task, n, L, s)
+    for fname, name, model, n in (("ref.jsonl", "ref", ref, n_ref), ("api.jsonl", endpoint, api, n_api)):
+        texts = model.generate([p for p in task for _ in range(n)], max_new_tokens=L,
+                               seed=pool_seed(seed, name))
         with (out / fname).open("w", encoding="utf-8") as f:
-            for x, text in zip(sample.prompt_ids, decode(sample), strict=True):
-                f.write(json.dumps({"prompt": task[x], "completion": text}) + "\n")
+            for i, text in enumerate(texts):
+                f.write(json.dumps({"prompt": task[i // n], "completion": text or " "}) + "\n")
     typer.echo(f"wrote {out / 'ref.jsonl'} ({prompts} x {n_ref}) and {out / 'api.jsonl'} "
-               f"({prompts} x {n_api}, endpoint {endpoint})")
+               f"({prompts} x {n_api}, endpoint {endpoint} of {reference})")
 
 
 @app.command()
 def power(
-    config: Annotated[Path | None, typer.Option(help="TOML with SimConfig fields (m, L, n_per_prompt, "
-                                                      "pool_ref, pool_alt, sims, b, alpha, ...)")] = None,
-    profile: Annotated[str, typer.Option(help="base sizes: smoke | quick | full")] = "quick",
-    test_name: Annotated[str, typer.Option("--test", help="hamming | onehot | l1 | chi2 | all_substrings")
-                         ] = "hamming",
+    config: Annotated[Path | None, typer.Option(help="TOML with study fields (m, L, L_sweep, n_per_prompt, "
+                                                      "pool, sims, b, alpha, ...)")] = None,
+    profile: Annotated[str, typer.Option(help="base sizes and models: smoke | quick | full")] = "quick",
+    reference: Annotated[str | None, typer.Option(help="smollm2 | tinygpt (default: the profile's first)")
+                         ] = None,
+    test_name: Annotated[str, typer.Option("--test", help="hamming | onehot | l1 | chi2")] = "hamming",
+    denominator: Annotated[str, typer.Option(help="pairs (official) | paper (Eq. 4)")] = "pairs",
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
-    """Monte-Carlo power of a test against every simulated distortion of our character LM."""
+    """Monte-Carlo power of a test against every distortion of the reference model, with each
+    distortion's per-token TV distance (pools are cached, so a second call only re-tests)."""
     import tomllib
     from dataclasses import fields, replace
 
-    from iclr25.model_equality.experiments import DISTORTIONS, PROFILE_CONFIGS, build_pools
-    from iclr25.model_equality.power import estimate_power
-    from iclr25.model_equality.pvalues import NullSimulator
-    if profile not in PROFILE_CONFIGS:
-        raise UserError(f"unknown --profile {profile!r}; choose from {', '.join(PROFILE_CONFIGS)}")
-    cfg = PROFILE_CONFIGS[profile]
+    from iclr25.core.runtime import RunContext
+    from iclr25.model_equality.corpus import prompts
+    from iclr25.model_equality.endpoints import REFERENCES
+    from iclr25.model_equality.study import TESTS, run_study
+    refs, cfg = _profile(profile)
+    if test_name not in TESTS:
+        raise UserError(f"unknown --test {test_name!r}; choose from {', '.join(TESTS)}")
+    _statistic(test_name, denominator)
+    reference = reference or refs[0]
+    if reference not in REFERENCES:
+        raise UserError(f"unknown --reference {reference!r}; choose from {', '.join(REFERENCES)}")
     if config is not None:
         if not config.is_file():
             raise UserError(f"{config}: no such file")
@@ -140,19 +177,22 @@ def power(
             raw = tomllib.loads(config.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise UserError(f"{config}: not valid TOML ({e})") from None
-        known = {f.name for f in fields(cfg)}
+        known = {f.name for f in fields(cfg)} - {"models"}
         bad = sorted(set(raw) - known)
         if bad:
             raise UserError(f"{config}: unknown field {bad[0]!r}; known: {', '.join(sorted(known))}")
-        if "n_per_prompt" in raw:
-            raw["n_per_prompt"] = tuple(raw["n_per_prompt"])
-        cfg = replace(cfg, **raw)
-    pools, _ = build_pools(cfg, seed)
-    null = NullSimulator(pools["ref"], test_name, b=cfg.b, seed=seed)
-    typer.echo(f"power of {test_name} at alpha = {cfg.alpha} (m = {cfg.m}, L = {cfg.L}, {cfg.sims} sims, "
-               f"b = {cfg.b})")
-    typer.echo("endpoint      " + "  ".join(f"N={n}m".rjust(7) for n in cfg.n_per_prompt))
-    for name in ("same", *DISTORTIONS):
-        row = [estimate_power(pools["ref"], pools[name], n * cfg.m, test_name, cfg.sims, cfg.b, cfg.alpha,
-                              seed, null).power for n in cfg.n_per_prompt]
-        typer.echo(f"{name:<12}  " + "  ".join(f"{p:7.2f}" for p in row))
+        raw = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+        try:
+            cfg = replace(cfg, **raw)
+        except (ValueError, TypeError) as e:
+            raise UserError(f"{config}: {e}") from None
+    ctx = RunContext(seed=seed, profile=profile)
+    s = run_study(cfg, reference, prompts(cfg.m), ctx)
+    typer.echo(f"power of {test_name} ({denominator if test_name in ('hamming', 'onehot') else '-'}) at "
+               f"alpha = {cfg.alpha}: {reference}, m = {cfg.m}, L = {cfg.L} tokens, {cfg.sims} sims, "
+               f"b = {cfg.b}")
+    typer.echo("endpoint    TV/token  " + "  ".join(f"N={n}m".rjust(7) for n in cfg.n_per_prompt))
+    for name in ("same", *cfg.distortions):
+        tv = s.tv.get(name, 0.0)
+        row = [s.at(test_name, n, denominator=denominator)[name] for n in cfg.n_per_prompt]
+        typer.echo(f"{name:<10}  {tv:8.2e}  " + "  ".join(f"{p:7.2f}" for p in row))

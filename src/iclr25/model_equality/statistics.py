@@ -15,7 +15,7 @@ import numpy as np
 from iclr25.core.errors import UserError
 from iclr25.model_equality.encoding import PAD, CompletionSample, concat
 
-DENOMINATORS = ("paper", "pairs")
+DENOMINATORS = ("pairs", "paper")  # default: the official code's; "paper": Eq. 4 as printed
 
 
 def _safe_div(a: float, b: float) -> float:
@@ -83,7 +83,7 @@ class HammingMMD(Statistic):
     2.0
     """
 
-    denominator: str = "paper"
+    denominator: str = "pairs"
     name = "hamming"
 
     def prepare(self, pooled: CompletionSample) -> _HammingPrep:
@@ -147,7 +147,7 @@ def hamming_gram(pooled: CompletionSample) -> np.ndarray:
 class _GramMMD(Statistic):
     """An MMD computed from a precomputed (N, N) Gram matrix of the pooled sample."""
 
-    denominator: str = "paper"
+    denominator: str = "pairs"
 
     def gram(self, pooled: CompletionSample) -> np.ndarray:
         raise NotImplementedError
@@ -251,7 +251,7 @@ def _counts(prep: _CountPrep, idx_p: np.ndarray, idx_q: np.ndarray) -> tuple[np.
 class OneHotMMD(Statistic):
     """MMD with k~(y, y') = 1{y = y'}: the classical multinomial test; 0 when nothing repeats."""
 
-    denominator: str = "paper"
+    denominator: str = "pairs"
     name = "onehot"
 
     def prepare(self, pooled: CompletionSample) -> _CountPrep:
