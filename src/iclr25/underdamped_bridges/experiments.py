@@ -333,13 +333,18 @@ def _ud_beats_od(plan, res, refs, ctx) -> Finding:
               "cells_ud_better": wins, "cells": n, "share_ud_better": share,
               "log_z_reference_ionosphere": refs["ionosphere"],
               "chance_pass_rate_cells": binomial_pass_rate(n, 0.5, math.ceil(2 * n / 3))})
-    fig = figures.elbo_vs_k(_cells(plan, res), refs, ctx.figure_path("elbo_vs_K.png"))
+    figs = [figures.elbo_vs_k(_cells(plan, res), refs, ctx.figure_path("elbo_vs_K.png"))]
+    shown = {_name(r): res[r]["samples"] for r in plan["cells"]
+             if r.target == "funnel" and "samples" in res[r]}
+    if shown:
+        truth = _target("funnel").sample(1000, torch.Generator().manual_seed(ctx.seed)).numpy()
+        figs.append(figures.funnel_samples(shown, truth, ctx.figure_path("funnel_samples.png")))
     ud16, od16 = m[f"elbo_ud_ula_ionosphere_K{k16}"], m[f"elbo_od_ula_ionosphere_K{k16}"]
     return Finding("ud_beats_od", decide_ud_beats_od(gain, share), m,
                    f"Ionosphere K={k16}: ULA-UD {ud16:.2f} vs ULA {od16:.2f} "
                    f"({gain:+.2f} ± {gain_se:.2f} nats; reference log Z {refs['ionosphere']:.2f}); "
                    f"UD > OD in {wins}/{n} cells; "
-                   f"{m['iterations']} iterations (paper 10k+, K = 128)", [fig])
+                   f"{m['iterations']} iterations (paper 10k+, K = 128)", figs)
 
 
 def _fewer_steps(plan, res, ctx) -> Finding:

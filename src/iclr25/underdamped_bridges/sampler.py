@@ -23,7 +23,7 @@ from iclr25.underdamped_bridges import metrics
 from iclr25.underdamped_bridges.controls import METHODS, NetControls, method_spec
 from iclr25.underdamped_bridges.dynamics import INTEGRATORS, Dynamics, NoControls
 from iclr25.underdamped_bridges.params import LEARNABLE, SDEParams
-from iclr25.underdamped_bridges.targets import Target
+from iclr25.underdamped_bridges.targets import GaussianMixture, Target
 
 LOSSES = ("kl", "logvar")
 O_STEPS = ("first_order", "exact")
@@ -227,8 +227,9 @@ class Sampler:
         return (x[0], log_w[0]) if self.config.replicas == 1 else (x, log_w)
 
     def evaluate(self, n: int = 2000, seed: int | None = None, sinkhorn: bool = False):
-        """ELBO ± SE, log Ẑ ± SE, ESS, and where the target knows them |log Ẑ - log Z| and the Sinkhorn
-        divergence to exact samples (`sinkhorn=True`, at most 1,000 points): a dict, or one per replica."""
+        """ELBO ± SE, log Ẑ ± SE, ESS, and where the target knows them |log Ẑ - log Z|, the Sinkhorn
+        divergence to exact samples (`sinkhorn=True`, at most 1,000 points) and the mode coverage (EMC,
+        mixtures): a dict, or one per replica."""
         x, log_w = self.sample(n, seed)
         if self.config.replicas == 1:
             x, log_w = x[None], log_w[None]
@@ -249,6 +250,8 @@ class Sampler:
             out["log_z_error"] = abs(z - self.target.log_Z)
         if truth is not None:
             out["sinkhorn"] = metrics.sinkhorn(np.clip(x[:len(truth)].double().numpy(), -30, 30), truth)
+        if isinstance(self.target, GaussianMixture):  # mode coverage of mixtures (GMM40)
+            out["emc"] = metrics.emc(self.target.modes(x).numpy(), len(self.target.means))
         return out
 
     def elbo(self, n: int = 2000, seed: int | None = None) -> tuple[float, float]:
