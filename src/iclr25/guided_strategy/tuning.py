@@ -1,0 +1,61 @@
+"""Pick PointLane's λ_C for GSD and IG+M+SN from {0.2, 1, 5} on a tuning seed (never an evaluation seed),
+by VL10 over the *train* levels of the interpolation split (no test-level information), and write
+pointlane_lambda_c.json beside this module. Run once: `python -m iclr25.guided_strategy.tuning`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from iclr25.core.runtime import atomic_write, pin_threads
+
+GRID = (0.2, 1.0, 5.0)
+TUNING_SEED = 999_983
+METHODS_TUNED = ("gsd", "infogail_m_sn")
+
+
+def train_vl10(method: str, lambda_c: float, iterations: int = 150, n_envs: int = 128,
+               n_codes: int = 1500) -> float:
+    """VL10 over the train levels {1, 3, 5} of one interpolation run at λ_C."""
+    from iclr25.guided_strategy.discovery import discover
+    from iclr25.guided_strategy.gsd import GSD
+    from iclr25.guided_strategy.setups import LANE_HYPER, SPLITS, Setup, demonstrations, level_targets
+    su = Setup("point-lane", LANE_HYPER, {method: lambda_c})
+    demos = demonstrations("point-lane")
+    train_lv, _ = SPLITS["interp"]
+    env = su.make_env()
+    model = GSD(env.obs_dim, env.act_dim, method, lambda_c=lambda_c, seed=TUNING_SEED, **su.hyper)
+    model.fit(demos.select(train_lv), env, iterations=iterations, n_envs=n_envs, show_progress=False)
+    targets = level_targets(demos, su)
+    disc = discover(model, env, su.factor, [targets[lv] for lv in train_lv], n=n_codes, budgets=(10,),
+                    seed=TUNING_SEED + 1)
+    return float(np.mean(disc.vl[10]))
+
+
+def _job(job: tuple[str, float]) -> float:
+    return train_vl10(*job)
+
+
+def main() -> None:
+    pin_threads()
+    from iclr25.guided_strategy.setups import TUNING_FILE
+    record: dict = {"seed": TUNING_SEED, "grid": list(GRID), "criterion": "VL10 over train levels {1,3,5}, "
+                    "interpolation split, 150 iterations x 128 envs, 1500 codes"}
+    from iclr25.core.executors import get_executor
+    jobs = [(m, lc) for m in METHODS_TUNED for lc in GRID]
+    vl = dict(zip(jobs, get_executor("process").map(_job, jobs, description="lambda_c grid"), strict=True))
+    for method in METHODS_TUNED:
+        scores = {str(lc): vl[(method, lc)] for lc in GRID}
+        picked = min(GRID, key=lambda lc: scores[str(lc)])
+        record[method] = {"train_vl10": scores, "picked": picked}
+        print(method, scores, "->", picked, file=sys.stderr)
+    with atomic_write(TUNING_FILE, "w") as f:
+        json.dump(record, f, indent=2)
+        f.write("\n")
+    print(f"wrote {TUNING_FILE}")
+
+
+if __name__ == "__main__":
+    main()
