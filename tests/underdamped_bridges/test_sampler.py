@@ -116,3 +116,14 @@ def test_config_object_and_unknown_options():
     assert s.name == "MCD-UD"
     with pytest.raises(UserError, match="unknown option 'temperature'"):
         Sampler(_gaussian(), temperature=2.0)
+
+
+def test_pisgradnet_starts_at_zero_and_its_split_first_layer_is_the_concatenated_one():
+    from iclr25.underdamped_bridges import PISGRADNet
+    net = PISGRADNet(5, 3, hidden=8, layers=2, replicas=2)
+    z, ts = torch.randn(2, 4, 5), torch.tensor([0.0, 0.5])
+    assert net(z, net.time_features(ts)[:, 1:2]).abs().max() < 1e-5  # last layer initialised at 1e-8
+    torch.nn.init.normal_(net.state_mlp[-1].weight)
+    emb = net.time_embedding(ts)[:, 1:2].expand(-1, 4, -1)
+    concat = torch.baddbmm(net.first.bias, torch.cat([z, emb], -1), net.first.weight)
+    assert torch.allclose(net(z, net.time_features(ts)[:, 1:2]), net.state_mlp(concat), atol=1e-6)

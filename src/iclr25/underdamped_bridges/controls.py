@@ -46,7 +46,8 @@ def method_spec(method: str) -> MethodSpec:
 class NetControls(nn.Module):
     """PISGRADNet controls for a method (R replicas); counts network evaluations (for cost comparisons).
 
-    `prepare(times)` embeds all of a path's time labels at once; the controls then look them up."""
+    `prepare(times)` computes the time features of all of a path's time labels at once; the controls
+    then look them up."""
 
     def __init__(self, method: str, dim: int, underdamped: bool, hidden: int = 128, layers: int = 2,
                  replicas: int = 1) -> None:
@@ -65,8 +66,8 @@ class NetControls(nn.Module):
         self._emb = {}
         for key, net in (("f", self.forward_net), ("b", self.backward_net)):
             if net is not None:
-                emb = net.time_embedding(ts)  # (R, T, hidden)
-                self._emb[key] = {t: emb[:, j:j + 1] for j, t in enumerate(times)}
+                feats = net.time_features(ts)  # (R, T, hidden)
+                self._emb[key] = {t: feats[:, j:j + 1] for j, t in enumerate(times)}
 
     @staticmethod
     def _input(x: Tensor, v: Tensor | None) -> Tensor:
