@@ -78,38 +78,42 @@ def params_from_mujoco(model) -> CartPoleParams:  # noqa: ANN001 - a mujoco.MjMo
                           pole_inertia=float(model.body_inertia[2][1]))
 
 
-def accelerations(q: torch.Tensor, qd: torch.Tensor, force: torch.Tensor,
-                  p: CartPoleParams) -> torch.Tensor:
+def accelerations(th: torch.Tensor, xd: torch.Tensor, thd: torch.Tensor, force: torch.Tensor,
+                  p: CartPoleParams) -> tuple[torch.Tensor, torch.Tensor]:
     """(ẍ, θ̈) from M(q) q̈ = τ − c(q, q̇), q = (x, θ), for a pole COM at (a cos θ + b sin θ,
     −a sin θ + b cos θ) relative to the cart:
 
         (m_c + m_p) ẍ + m_p z_r θ̈ = F − d ẋ + m_p x_r θ̇²
         m_p z_r ẍ + (m_p (a² + b²) + I) θ̈ = −d θ̇ + m_p g x_r
     """
-    th, xd, thd = q[..., 1], qd[..., 0], qd[..., 1]
     a, b, mp = p.com_x, p.com_z, p.pole_mass
-    xr = a * torch.cos(th) + b * torch.sin(th)
-    zr = -a * torch.sin(th) + b * torch.cos(th)
-    m11, m12, m22 = p.cart_mass + mp, mp * zr, mp * (a * a + b * b) + p.pole_inertia
-    r1 = force - DAMPING * xd + mp * xr * thd**2
-    r2 = -DAMPING * thd + mp * GRAVITY * xr
+    c, s = torch.cos(th), torch.sin(th)
+    xr, zr = a * c + b * s, b * c - a * s
+    m11, m22 = p.cart_mass + mp, mp * (a * a + b * b) + p.pole_inertia
+    m12 = mp * zr
+    r1 = force - DAMPING * xd + mp * xr * thd * thd
+    r2 = mp * GRAVITY * xr - DAMPING * thd
     det = m11 * m22 - m12 * m12
-    return torch.stack([(m22 * r1 - m12 * r2) / det, (m11 * r2 - m12 * r1) / det], -1)
+    return (m22 * r1 - m12 * r2) / det, (m11 * r2 - m12 * r1) / det
 
 
 def rk4_step(state: torch.Tensor, ctrl: torch.Tensor, p: CartPoleParams,
              dt: float = TIMESTEP) -> torch.Tensor:
     """One MuJoCo RK4 step (classic Butcher tableau, ctrl held) of state (..., 4) = (x, θ, ẋ, θ̇)."""
     force = GEAR * ctrl.clamp(-CTRL_LIMIT, CTRL_LIMIT)
-
-    def f(s: torch.Tensor) -> torch.Tensor:
-        return torch.cat([s[..., 2:], accelerations(s[..., :2], s[..., 2:], force, p)], -1)
-
-    k1 = f(state)
-    k2 = f(state + dt / 2 * k1)
-    k3 = f(state + dt / 2 * k2)
-    k4 = f(state + dt * k3)
-    return state + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    x, th, xd, thd = state.unbind(-1)
+    # k_i = (ẋ, θ̇, ẍ, θ̈) at the i-th stage; positions only enter through θ
+    a1, b1 = accelerations(th, xd, thd, force, p)
+    xd2, thd2 = xd + dt / 2 * a1, thd + dt / 2 * b1
+    a2, b2 = accelerations(th + dt / 2 * thd, xd2, thd2, force, p)
+    xd3, thd3 = xd + dt / 2 * a2, thd + dt / 2 * b2
+    a3, b3 = accelerations(th + dt / 2 * thd2, xd3, thd3, force, p)
+    xd4, thd4 = xd + dt * a3, thd + dt * b3
+    a4, b4 = accelerations(th + dt * thd3, xd4, thd4, force, p)
+    return torch.stack([x + dt / 6 * (xd + 2 * xd2 + 2 * xd3 + xd4),
+                        th + dt / 6 * (thd + 2 * thd2 + 2 * thd3 + thd4),
+                        xd + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4),
+                        thd + dt / 6 * (b1 + 2 * b2 + 2 * b3 + b4)], -1)
 
 
 def joint_stops(state: torch.Tensor) -> torch.Tensor:
