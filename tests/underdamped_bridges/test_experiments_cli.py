@@ -149,3 +149,39 @@ def test_cli_wrong_dimension_and_missing_run(files, tmp_path, capsys, monkeypatc
     assert code == 2 and "is the dimension 10 right?" in out.err
     code, out = _run(["eval", str(tmp_path / "missing")], capsys)
     assert code == 2 and "not a fitted run" in out.err
+
+
+def test_full_profile_findings_on_fabricated_results(tmp_path):
+    """The full profile's plan and finding builders, without training: UD wins everywhere but one
+    cell, DBS-UD is best, OBABO beats EM by 3 nats, learning gains 5 nats, dt inits spread 0.5."""
+    from iclr25.underdamped_bridges import experiments as ex
+
+    ctx = RunContext(seed=0, profile="full", out_dir=tmp_path)
+    plan = ex._plan(ctx, real=True)
+    assert len(plan["cells"]) == 36 and len(plan["others"]) == 8 and len(plan["tuning"]) == 4
+    base = {"ula": -10.0, "mcd": -9.0, "cmcd": -8.0, "dis": -7.0, "dbs": -6.0}
+
+    def fake(r):
+        e = base[r.method] + (2.0 if r.underdamped else 0.0) + 0.01 * r.K
+        if r.method == "ula" and r.target == "funnel" and r.K == 8:
+            e -= 5.0 if r.underdamped else 0.0  # the one cell OD wins
+        if r in plan["integrators"]:
+            e += {"obabo": 3.0, "obab": 2.0, "baoab": 2.0, "em": 0.0}[r.integrator]
+        if r.frozen:
+            e -= 5.0
+        if not r.tune:
+            e += 0.5 * (r.dt_scale > 1)
+        return {"elbo": [e, e + 0.1, e - 0.1], "elbo_se": [0.05] * 3, "dt0": [0.1] * 3, "dt": [0.1] * 3}
+
+    res = {r: fake(r) for g in plan.values() for r in g}
+    refs = {"funnel": 0.0, "ionosphere": -111.6}
+    ud = ex._ud_beats_od(plan, res, refs, ctx)
+    assert ud.verdict is R and ud.measured["cells_ud_better"] == 17 and ud.measured["cells"] == 18
+    fewer = ex._fewer_steps(plan, res, ctx)
+    assert fewer.verdict is R and fewer.measured["step_ratio_dbs_funnel"] == 4.0
+    sota = ex._state_of_the_art(plan, res, ctx)
+    assert sota.verdict is R and sota.measured["best_ionosphere"] == "DBS-UD"
+    integ = ex._integrators(plan, res, refs, ctx)
+    assert integ.verdict is R and integ.measured["gap_obabo_minus_em"] == pytest.approx(3.0)
+    tuning = ex._no_tuning(plan, res, refs, ctx)
+    assert tuning.verdict is R and tuning.measured["spread"] == pytest.approx(0.5)

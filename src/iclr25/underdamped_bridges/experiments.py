@@ -217,7 +217,7 @@ def _sizes(ctx: RunContext) -> dict:
 def _plan(ctx: RunContext, real: bool) -> dict[str, list[Run]]:
     full = ctx.profile == "full"
     ks = ctx.pick(smoke=(2,), quick=(16,), full=(8, 16, 32))
-    k16 = ctx.pick(smoke=2, quick=16, full=16)
+    k_mid = ctx.pick(smoke=2, quick=16, full=16)
     its = ctx.pick(smoke=3, quick=500, full=1000)
     its_int = ctx.pick(smoke=2, quick=100, full=1000)
     targets = ("funnel", "ionosphere") if real else ()
@@ -228,18 +228,18 @@ def _plan(ctx: RunContext, real: bool) -> dict[str, list[Run]]:
         for m in pairs:
             for ud in (True, False):
                 for K in ks:
-                    show = nsamp if t == "funnel" and k16 == K and m == pairs[-1] else 0
+                    show = nsamp if t == "funnel" and k_mid == K and m == pairs[-1] else 0
                     plan["cells"].append(run_of(t, m, ud, K, its, samples=show))
         if full:
-            plan["others"] += [run_of(t, m, ud, k16, its) for m in OTHERS for ud in (True, False)]
+            plan["others"] += [run_of(t, m, ud, k_mid, its) for m in OTHERS for ud in (True, False)]
     if real:
         method = "dbs" if full else "ula"
         integrators = ("obabo", "obab", "baoab", "em")
-        plan["integrators"] = [run_of("ionosphere", method, True, k16, its_int, integrator=i)
+        plan["integrators"] = [run_of("ionosphere", method, True, k_mid, its_int, integrator=i)
                                for i in integrators]
-        plan["tuning"] = [run_of("ionosphere", "ula", True, k16, 0, frozen=True)]
+        plan["tuning"] = [run_of("ionosphere", "ula", True, k_mid, 0, frozen=True)]
         if full:
-            plan["tuning"] += [run_of("ionosphere", "ula", True, k16, its, tune=False, dt_scale=s)
+            plan["tuning"] += [run_of("ionosphere", "ula", True, k_mid, its, tune=False, dt_scale=s)
                                for s in (1 / 3, 1.0, 3.0)]
     return plan
 
@@ -323,9 +323,9 @@ def _ud_beats_od(plan, res, refs, ctx) -> Finding:
                   f"dt0_od_{key}": res[od]["dt0"][0]})
         wins += ud_e > od_e
         n += 1
-    k16 = min((r.K for r in plan["cells"]), key=lambda k: abs(k - 16))
-    iono_ud = run_of("ionosphere", "ula", True, k16, m["iterations"])
-    iono_od = run_of("ionosphere", "ula", False, k16, m["iterations"])
+    k_mid = min((r.K for r in plan["cells"]), key=lambda k: abs(k - 16))
+    iono_ud = run_of("ionosphere", "ula", True, k_mid, m["iterations"])
+    iono_od = run_of("ionosphere", "ula", False, k_mid, m["iterations"])
     gain, gain_se = paired_gap(res[iono_ud]["elbo"], res[iono_ud]["elbo_se"], res[iono_od]["elbo"],
                                res[iono_od]["elbo_se"])
     share = wins / n
@@ -339,9 +339,9 @@ def _ud_beats_od(plan, res, refs, ctx) -> Finding:
     if shown:
         truth = _target("funnel").sample(1000, torch.Generator().manual_seed(ctx.seed)).numpy()
         figs.append(figures.funnel_samples(shown, truth, ctx.figure_path("funnel_samples.png")))
-    ud16, od16 = m[f"elbo_ud_ula_ionosphere_K{k16}"], m[f"elbo_od_ula_ionosphere_K{k16}"]
+    ud16, od16 = m[f"elbo_ud_ula_ionosphere_K{k_mid}"], m[f"elbo_od_ula_ionosphere_K{k_mid}"]
     return Finding("ud_beats_od", decide_ud_beats_od(gain, share), m,
-                   f"Ionosphere K={k16}: ULA-UD {ud16:.2f} vs ULA {od16:.2f} "
+                   f"Ionosphere K={k_mid}: ULA-UD {ud16:.2f} vs ULA {od16:.2f} "
                    f"({gain:+.2f} ± {gain_se:.2f} nats; reference log Z {refs['ionosphere']:.2f}); "
                    f"UD > OD in {wins}/{n} cells; "
                    f"{m['iterations']} iterations (paper 10k+, K = 128)", figs)
@@ -391,9 +391,10 @@ def _state_of_the_art(plan, res, ctx) -> Finding:
                                 "profile); quick ran ULA and ULA-UD only", **q)
     m: dict = {}
     best: dict[str, str] = {}
+    k_mid = plan["others"][0].K
     for target in ("funnel", "ionosphere"):
         scores = {_name(r): _mean(res[r]["elbo"]) for r in plan["cells"] + plan["others"]
-                  if r.target == target and r.K == 16}
+                  if r.target == target and k_mid == r.K}
         m.update({f"elbo_{k}_{target}": v for k, v in scores.items()})
         best[target] = max(scores, key=scores.get)
         m[f"best_{target}"] = best[target]
@@ -421,9 +422,9 @@ def _integrators(plan, res, refs, ctx) -> Finding:
 
 def _no_tuning(plan, res, refs, ctx) -> Finding:
     frozen = res[plan["tuning"][0]]
-    k16 = plan["tuning"][0].K
+    k_mid = plan["tuning"][0].K
     learned_run = next(r for r in plan["cells"] if r.target == "ionosphere" and r.method == "ula"
-                       and r.underdamped and k16 == r.K)
+                       and r.underdamped and k_mid == r.K)
     learned = res[learned_run]
     gain, se = paired_gap(learned["elbo"], learned["elbo_se"], frozen["elbo"], frozen["elbo_se"])
     m: dict = {"elbo_learned": _mean(learned["elbo"]), "elbo_frozen": _mean(frozen["elbo"]), "gain": gain,
