@@ -254,7 +254,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
                 _novel(results, "extrap", envs, profile, missing, figs),
                 _successful(results, envs, profile, missing, figs),
                 _performant(results, envs, profile, missing, figs),
-                _relevance(results),
+                _relevance(results, figs[3:]),
                 Finding.not_testable("table_tennis", TABLE_TENNIS_REASON),
                 Finding.not_testable("mujoco_scale", MUJOCO_SCALE_REASON)]
     return findings
@@ -288,9 +288,10 @@ def _novel(results: list[dict], split: str, envs: list[str], profile: str, missi
         return _wrap(key, Verdict.NOT_REPRODUCED, {}, f"the {split} split runs in the full profile only",
                      profile, missing, [])
     for env in envs:
-        orders = [r["code_order"] for r in _group(results, env, split, "gsd")]
-        if orders:
-            measured[f"{env}_{split}_gsd_code_order_spearman"] = float(np.mean(orders))
+        for m in METHODS:
+            orders = [r["code_order"] for r in _group(results, env, split, m)]
+            if orders:
+                measured[f"{env}_{split}_code_order_spearman_{m}"] = float(np.mean(orders))
     measured["mean_r"] = float(np.mean(list(ratios.values())))
     parts = "; ".join(f"{e}: r = {r:.2f} (GSD {measured[f'{e}_{split}_vl10_test_gsd']:.3f} vs best baseline "
                       f"{min(measured[f'{e}_{split}_vl10_test_{b}'] for b in BASELINES):.3f})"
@@ -339,7 +340,7 @@ def _performant(results: list[dict], envs: list[str], profile: str, missing: str
                  figs[2:3])
 
 
-def _relevance(results: list[dict]) -> Finding:
+def _relevance(results: list[dict], figs: list[str]) -> Finding:
     runs, measured = [], {}
     for r in results:
         t = r["task"]
@@ -361,4 +362,4 @@ def _relevance(results: list[dict]) -> Finding:
     summary = (f"{sum(a >= 0.9 and g < i for a, g, i in runs)}/{len(runs)} runs pass; AUC "
                + ", ".join(f"{a:.3f}" for a, _, _ in runs) + "; sensitivity ratio GSD vs IG "
                + ", ".join(f"{g:.2f} vs {i:.2f}" for _, g, i in runs))
-    return Finding("task_relevance", verdict, measured, summary)
+    return Finding("task_relevance", verdict, measured, summary, figs)

@@ -16,13 +16,14 @@ def _runs(results: list[dict]) -> list[tuple[str, str]]:
 
 
 def make_figures(results: list[dict], out_dir: Path) -> list[str]:
-    """Three PNGs in out_dir (names returned): factor histograms, VL_K vs K, learning curves."""
+    """PNGs in out_dir (names returned): factor histograms, VL_K vs K, learning curves, and GSD's task
+    relevance on held-out demonstrations vs random-action rollouts."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     runs = _runs(results)
-    names = ["factor_histograms.png", "vl_vs_budget.png", "learning_curves.png"]
+    names = ["factor_histograms.png", "vl_vs_budget.png", "learning_curves.png", "task_relevance.png"]
 
     fig, axes = plt.subplots(len(runs), len(METHODS), figsize=(3.2 * len(METHODS), 2.4 * len(runs)),
                              squeeze=False)
@@ -86,5 +87,21 @@ def make_figures(results: list[dict], out_dir: Path) -> list[str]:
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out_dir / names[2], dpi=110)
+    plt.close(fig)
+
+    gsd = {(r["task"]["env"], r["task"]["split"]): r for r in results if r["task"]["method"] == "gsd"}
+    fig, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3), squeeze=False)
+    for i, key in enumerate(runs):
+        ax = axes[0, i]
+        if key in gsd:  # the first seed of the run
+            r = gsd[key]
+            bins = np.linspace(0, 1, 41)
+            for mask, label in ((r["expert"], "held-out demos"), (~r["expert"], "random actions")):
+                ax.hist(r["rho"][mask].ravel(), bins=bins, alpha=0.6, density=True, label=label)
+        ax.set_xlabel("GSD task relevance σ(h(s, a))")
+        ax.set_title(f"{key[0]} {key[1]}", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out_dir / names[3], dpi=110)
     plt.close(fig)
     return names
