@@ -40,8 +40,10 @@ def inject_label_noise(X: np.ndarray | None, y: np.ndarray, rate: float, kind: s
 
     >>> y = np.zeros(1000, dtype=int)
     >>> y2 = inject_label_noise(None, y, 0.3, "sym", np.random.default_rng(0), n_classes=3)
-    >>> round(float((y2 != y).mean()), 2), bool((y2 != 0).sum() == (y2 > 0).sum())
-    (0.31, True)
+    >>> float((y2 != y).mean())          # about 0.3 of the labels moved, each to class 1 or 2
+    0.277
+    >>> sorted(set(y2.tolist()))
+    [0, 1, 2]
     """
     kind = check_kind(kind)
     rate = check_rate(rate)
