@@ -83,4 +83,4 @@ def emc(modes: np.ndarray, n_modes: int) -> float:
     """
     counts = np.bincount(np.asarray(modes, dtype=np.int64), minlength=n_modes)
     p = counts[counts > 0] / counts.sum()
-    return float(-(p * np.log(p)).sum() / math.log(n_modes))
+    return 0.0 + float(-(p * np.log(p)).sum() / math.log(n_modes))  # 0.0 + turns -0.0 into 0.0
