@@ -81,16 +81,38 @@ def test_code_order_is_one_for_codes_monotone_in_the_level():
     assert code_order(rng.normal(size=(15, 2)), levels) < 0.9
 
 
-def test_smoke_reproduction_gives_one_finding_per_claim(tmp_path):
+def test_smoke_reproduction_gives_one_finding_per_claim(tmp_path, monkeypatch):
+    import iclr25.guided_strategy.experiments as ex
+    runs = []
+    decide = ex.findings_from
+    monkeypatch.setattr(ex, "findings_from",
+                        lambda results, *a, **k: runs.append(results) or decide(results, *a, **k))
     paper = load("guided_strategy")
     findings = paper.check(paper.run("smoke", RunContext(profile="smoke", out_dir=tmp_path)))
     assert [f.claim for f in findings] == [c.key for c in CLAIMS]
     by = {f.claim: f for f in findings}
     assert by["table_tennis"].verdict is Verdict.NOT_TESTABLE
     assert by["mujoco_scale"].verdict is Verdict.NOT_TESTABLE
-    assert by["novel_discovery_interp"].verdict is Verdict.DEFERRED
+    for key in ("novel_discovery_interp", "novel_discovery_extrap", "successful_novel",
+                "performant_diversity"):
+        assert by[key].verdict is Verdict.DEFERRED and by[key].measured, key
     assert by["task_relevance"].verdict in (Verdict.REPRODUCED, Verdict.NOT_REPRODUCED)
     for f in findings:
         assert f.summary
         for name in f.figures:
             assert (tmp_path / name).is_file()
+    # the same measurements through the full profile's verdict path
+    full = paper.check(decide(runs[0], "full", tmp_path, pendulum_missing=False))
+    decided = {Verdict.REPRODUCED, Verdict.PARTIAL, Verdict.NOT_REPRODUCED}
+    assert all(f.verdict in decided for f in full[:5])
+
+
+
+def test_full_profile_without_pendulum_data_is_not_testable_and_names_the_folder():
+    from iclr25.guided_strategy.experiments import _wrap
+    why = "the pendulum demonstrations ../shared/data/09-gsd/InvertedPendulumDetCustom_v2.h5 are absent"
+    f = _wrap("successful_novel", Verdict.REPRODUCED, {"x": 1.0}, "numbers", "full", why, [])
+    assert f.verdict is Verdict.NOT_TESTABLE and "shared/data/09-gsd" in f.summary
+    assert f.measured == {"x": 1.0}
+    for profile, missing, verdict in (("full", None, Verdict.REPRODUCED), ("quick", None, Verdict.DEFERRED)):
+        assert _wrap("successful_novel", Verdict.REPRODUCED, {}, "n", profile, missing, []).verdict is verdict

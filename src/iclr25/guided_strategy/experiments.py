@@ -9,6 +9,7 @@ the demonstrations' inferred codes."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -93,7 +94,6 @@ class Task:
     n_envs: int
     n_codes: int
     data_path: str | None = None
-    hyper_override: tuple = ()  # extra GSDConfig fields as (name, value) pairs (tests, tuning)
 
 
 def run_task(task: Task) -> dict:
@@ -104,9 +104,8 @@ def run_task(task: Task) -> dict:
     train_lv, test_lv = SPLITS[task.split]
     train = demos.select(train_lv)
     env = su.make_env()
-    hyper = {**su.hyper, **dict(task.hyper_override)}
     model = GSD(env.obs_dim, env.act_dim, task.method, lambda_c=su.lambda_c.get(task.method), seed=task.seed,
-                **hyper)
+                **su.hyper)
     model.fit(train, env, iterations=task.iterations, n_envs=task.n_envs, show_progress=False)
     targets = level_targets(demos, su)
     levels = sorted(targets)
@@ -231,37 +230,39 @@ def novel_ratios(results: list[dict], split: str, envs: list[str], k: int = 10) 
 
 
 def run(profile: str, ctx: RunContext) -> list[Finding]:
-    n_seeds_lane = ctx.pick(smoke=1, quick=1, full=3)
     seeds = [s % 100_000 for s in child_seeds(ctx.seed, 3)]
-    iters_lane = ctx.pick(smoke=2, quick=60, full=150)
-    envs_lane = ctx.pick(smoke=8, quick=128, full=128)
     n_codes = ctx.pick(smoke=100, quick=1500, full=1500)
-    splits = ctx.pick(smoke=("interp",), quick=("interp",), full=("interp", "extrap"))
-    tasks = [Task("point-lane", sp, m, s, iters_lane, envs_lane, n_codes) for sp in splits
-             for s in seeds[:n_seeds_lane] for m in METHODS]
+    lane_seeds, lane_iters = ctx.pick(smoke=(1, 1), quick=(1, 60), full=(3, 150))
+    lane_envs = ctx.pick(smoke=8, quick=128, full=128)
+    splits = ctx.pick(smoke=("interp", "extrap"), quick=("interp",), full=("interp", "extrap"))
+    tasks = [Task("point-lane", sp, m, s, lane_iters, lane_envs, n_codes) for sp in splits
+             for s in seeds[:lane_seeds] for m in METHODS]
     path = pendulum_path()
-    run_pendulum = profile == "full" and path is not None
-    if run_pendulum:
+    if path is not None and profile == "full":
         tasks += [Task("pendulum", sp, m, s, 100, 64, n_codes, str(path)) for sp in splits for s in seeds[:2]
                   for m in METHODS]
     results = ctx.map(run_task, tasks, description="GSD runs")
+    return findings_from(results, profile, ctx.out_dir, pendulum_missing=path is None)
+
+
+def findings_from(results: list[dict], profile: str, out_dir: Path, pendulum_missing: bool) -> list[Finding]:
+    """One finding per claim from the runs' measurements (figures written to out_dir)."""
     from iclr25.guided_strategy.figures import make_figures
-    figs = make_figures(results, ctx.out_dir)
-    envs = ["point-lane"] + (["pendulum"] if run_pendulum else [])
-    missing = None if (path is not None or profile != "full") else (
-        f"the pendulum demonstrations ../shared/data/{DATA_DIR}/{PENDULUM_FILE} are absent")
-    findings = [_novel(results, "interp", envs, profile, missing, figs),
-                _novel(results, "extrap", envs, profile, missing, figs),
-                _successful(results, envs, profile, missing, figs),
-                _performant(results, envs, profile, missing, figs),
-                _relevance(results, figs[3:]),
-                Finding.not_testable("table_tennis", TABLE_TENNIS_REASON),
-                Finding.not_testable("mujoco_scale", MUJOCO_SCALE_REASON)]
-    return findings
+    figs = make_figures(results, out_dir)
+    envs = sorted({r["task"]["env"] for r in results}, reverse=True)  # point-lane, pendulum
+    missing = (f"the pendulum demonstrations ../shared/data/{DATA_DIR}/{PENDULUM_FILE} are absent"
+               if pendulum_missing and profile == "full" else None)
+    return [_novel(results, "interp", envs, profile, missing, figs),
+            _novel(results, "extrap", envs, profile, missing, figs),
+            _successful(results, envs, profile, missing, figs),
+            _performant(results, envs, profile, missing, figs),
+            _relevance(results, figs[3:]),
+            Finding.not_testable("table_tennis", TABLE_TENNIS_REASON),
+            Finding.not_testable("mujoco_scale", MUJOCO_SCALE_REASON)]
 
 
 def _scale(profile: str) -> str:
-    return {"smoke": "smoke profile (PointLane, 2 iterations)",
+    return {"smoke": "smoke profile (1 iteration)",
             "quick": "quick profile (PointLane interpolation, 1 seed, 60 iterations)",
             "full": "full profile"}[profile]
 
