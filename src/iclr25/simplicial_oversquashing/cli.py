@@ -121,9 +121,9 @@ def rewire(
     typer.echo(f"{method}: {verb} {len(changed)} pairs on the {lift} influence graph "
                f"({before.number_of_nodes()} cells, {before.number_of_edges()} → {after.number_of_edges()} "
                f"edges)")
+    low = [min(balanced_forman(g).values(), default=0.0) + 0.0 for g in (before, after)]  # no "-0.0000"
     typer.echo(f"spectral gap {spectral_gap(before):.4f} → {spectral_gap(after):.4f}; min BFC "
-               f"{min(balanced_forman(before).values(), default=0):.4f} → "
-               f"{min(balanced_forman(after).values(), default=0):.4f}")
+               f"{low[0]:.4f} → {low[1]:.4f}")
     if out is not None:
         lines = [f"{_cell_name(rs, a)} {_cell_name(rs, b)}\n" for a, b in changed]
         out.write_text("".join(lines), encoding="utf-8")
