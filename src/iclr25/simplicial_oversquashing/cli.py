@@ -121,7 +121,7 @@ def rewire(
     typer.echo(f"{method}: {verb} {len(changed)} pairs on the {lift} influence graph "
                f"({before.number_of_nodes()} cells, {before.number_of_edges()} → {after.number_of_edges()} "
                f"edges)")
-    low = [min(balanced_forman(g).values(), default=0.0) + 0.0 for g in (before, after)]  # no "-0.0000"
+    low = [round(min(balanced_forman(g).values(), default=0.0), 12) + 0.0 for g in (before, after)]
     typer.echo(f"spectral gap {spectral_gap(before):.4f} → {spectral_gap(after):.4f}; min BFC "
                f"{low[0]:.4f} → {low[1]:.4f}")
     if out is not None:
