@@ -43,7 +43,7 @@ def recovery_error(factors: np.ndarray, targets: Sequence[float], k: int, succes
     """VL_K for each target (len(targets),); see `chunk_errors` for `success` and `miss`.
 
     >>> recovery_error(np.array([0.0, 1.0, 2.0, 3.0]), [0.9], k=2).round(2).tolist()
-    [0.55]
+    [0.6]
     """
     f = np.asarray(factors, dtype=np.float64)
     if f.ndim != 1 or len(f) == 0:

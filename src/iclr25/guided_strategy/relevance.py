@@ -64,7 +64,7 @@ def sensitivity_ratio(rho: np.ndarray, step: np.ndarray, moved: np.ndarray) -> f
     that do not move are skipped); NaN when a band is empty.
 
     >>> rho = np.array([[0.9, 0.9, 0.1, 0.1]])
-    >>> sensitivity_ratio(rho, np.ones((1, 3)), np.array([[2.0, 1.0, 0.5]]))
+    >>> sensitivity_ratio(rho, np.ones((1, 3)), np.array([[2.0, 2.0, 0.5]]))
     0.25
     """
     r = rho[:, :-1]
