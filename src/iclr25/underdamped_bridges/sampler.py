@@ -9,7 +9,9 @@ paper's code. `replicas` trains R independent samplers (seeds) in one batched co
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import numpy as np
 import torch
 
 from iclr25.core.errors import UserError
-from iclr25.core.runtime import atomic_write
+from iclr25.core.runtime import atomic_write, n_threads
 from iclr25.core.runtime import progress as progress_bar
 from iclr25.underdamped_bridges import metrics
 from iclr25.underdamped_bridges.controls import METHODS, NetControls, method_spec
@@ -30,6 +32,18 @@ O_STEPS = ("first_order", "exact")
 FORMAT_VERSION = 1
 DT_GRID = (1, 2, 4, 8, 16, 32, 64)  # multiples of the target's dt tried by tune_dt
 DEFAULT_INTEGRATOR = {"dbs": "em", "dis": "obabo", "cmcd": "obabo", "mcd": "obabo", "ula": "obabo"}
+
+
+@contextlib.contextmanager
+def few_threads() -> Iterator[None]:
+    """Run torch on ICLR25_THREADS threads (default 1) and restore the caller's setting: the sampler's
+    many small tensor operations are several times slower with more threads."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n_threads())
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @dataclass(frozen=True)
@@ -159,6 +173,12 @@ class Sampler:
         values = [c.dt * m for m in DT_GRID] if grid is None else [float(g) for g in grid]
         if not values or any(not v > 0 for v in values):
             raise UserError(f"tune_dt: the grid must hold positive step sizes, got {values}")
+        with few_threads():
+            self._tune_dt(values, n, seed)
+        return self
+
+    def _tune_dt(self, values: list[float], n: int, seed: int | None) -> None:
+        c = self.config
         ula = self._dynamics(NoControls(), "anneal")
         g = torch.Generator()
         best = torch.full((c.replicas,), -float("inf"), dtype=torch.float64)
@@ -177,28 +197,31 @@ class Sampler:
             choice = torch.where(better, torch.tensor(dt, dtype=self.dtype), choice)
         self.params.set_dt(choice)
         self.tuned_dt_ = choice.tolist()
-        return self
 
     def fit(self, iterations: int = 1000, batch_size: int = 256, progress: bool = True) -> Sampler:
         """Train for `iterations` Adam steps on batches of `batch_size` paths (paper: 10,000 × 2,000)."""
         if int(iterations) < 0 or int(batch_size) < 2:
             raise UserError(f"iterations must be >= 0 and batch_size >= 2, got {iterations} and {batch_size}")
         nets, sde = self.trainable()
-        everything = nets + sde
-        if not everything:
+        if not nets + sde:
             return self  # a fully frozen ULA: nothing to learn
+        with few_threads():
+            self._train(int(iterations), int(batch_size), nets, sde, progress)
+        return self
+
+    def _train(self, iterations: int, batch_size: int, nets: list, sde: list, progress: bool) -> None:
+        everything = nets + sde
         opt = torch.optim.Adam([{"params": g, "lr": self.config.lr} for g in (nets, sde) if g])
-        steps = range(int(iterations))
+        steps = range(iterations)
         for _ in progress_bar(steps, f"fitting {self.name}", disable=None if progress else True):
             t0 = time.perf_counter()
-            loss, log_w = self.loss(int(batch_size))
+            loss, log_w = self.loss(batch_size)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             self._clip(everything)
             opt.step()
             self.history_.append({"iteration": len(self.history_), "loss": float(loss.detach()),
                                   "elbo": float(log_w.detach().mean()), "seconds": time.perf_counter() - t0})
-        return self
 
     def _clip(self, params: list[torch.nn.Parameter]) -> None:
         """Zero NaN/inf gradients, then clip each replica's gradient to norm ≤ grad_clip (replicas stay
@@ -221,7 +244,7 @@ class Sampler:
         if int(n) < 1:
             raise UserError(f"n must be >= 1, got {n}")
         g = torch.Generator().manual_seed(self.config.seed + 1 if seed is None else seed)
-        with torch.no_grad():
+        with torch.no_grad(), few_threads():
             path = self.dynamics.forward_path(int(n), g)
         x, log_w = path.x.detach(), path.log_w.detach()
         return (x[0], log_w[0]) if self.config.replicas == 1 else (x, log_w)
