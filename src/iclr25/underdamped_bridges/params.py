@@ -116,6 +116,7 @@ class SDEParams(nn.Module):
             value = float(eta[step])
         if value >= 1:
             dt = float(self.dts().detach()[:, step].max())
-            raise UserError(f"η = γ·dt = {value:.3g} ≥ 1 at step {step} (dt {dt:.3g}"
-                            f", friction up to {float(self.friction().max()):.3g}); the first-order O-step "
-                            f"needs η < 1: lower dt or friction, or use o_step='exact'")
+            gamma = float(self.friction().detach().max())
+            raise UserError(f"η = γ·dt = {value:.3g} ≥ 1 at step {step} (dt {dt:.3g}, friction up to "
+                            f"{gamma:.3g}); the first-order O-step needs η < 1: lower dt or friction, or use "
+                            f"o_step='exact'")
