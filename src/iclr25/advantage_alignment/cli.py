@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Advantage Alignment (opponent shaping) on IPD, Coin Game and Negotiation.",
                   no_args_is_help=True, add_completion=False)
@@ -27,11 +28,11 @@ def train_cmd(
     env: Annotated[str, typer.Option(help="ipd | coin | negotiation")] = "ipd",
     algo: Annotated[str, typer.Option(help="adalign | adap | naive | ppo | lola (ipd only)")] = "adalign",
     opponent: Annotated[str, typer.Option(help="self | cooperate | defect | tit_for_tat | random")] = "self",
-    iters: Annotated[int, typer.Option(help="training iterations (one batch each)")] = 300,
-    batch: Annotated[int, typer.Option(help="episodes per batch")] = 256,
-    T: Annotated[int | None, typer.Option("--T", help="episode length (default: the game's)")] = None,
+    iters: Annotated[int, count("training iterations (one batch each)", 1_000_000)] = 300,
+    batch: Annotated[int, count("episodes per batch", 65_536)] = 256,
+    T: Annotated[int | None, count("episode length (default: the game's)", 10_000, flag="--T")] = None,
     beta: Annotated[float | None, typer.Option(help="AA weight beta (default: the game's)")] = None,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """Train two agents (self-play of ALGO, or ALGO against a fixed OPPONENT) and print a summary."""
     if env not in ENV_NAMES:
@@ -40,12 +41,7 @@ def train_cmd(
         raise UserError(f"unknown algo {algo!r}; choose from {', '.join(ALGO_NAMES)}")
     if opponent not in OPPONENT_NAMES:
         raise UserError(f"unknown opponent {opponent!r}; choose from {', '.join(OPPONENT_NAMES)}")
-    if batch < 1:
-        raise UserError(f"batch size must be positive, got {batch}")
-    if iters < 1:
-        raise UserError(f"iters must be positive, got {iters}")
-    if T is not None and T < 1:
-        raise UserError(f"episode length --T must be positive, got {T}")
+    finite(beta, "--beta", 0.0, 1e6)
     if algo == "lola" and (env != "ipd" or opponent != "self"):
         raise UserError("algo 'lola' is exact LOLA on the ipd in self-play only; "
                         "use --env ipd --opponent self")

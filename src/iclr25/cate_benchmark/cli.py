@@ -9,19 +9,16 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_path
+from iclr25.core.options import Seed, count
 
 app = typer.Typer(help="Q̂ scores for CATE models on real trials, and the observational-sampling benchmark.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 
 def _read_csv(path: Path, what: str):
-    import pandas as pd
-    if not path.is_file():
-        raise UserError(f"{what} file not found: {path}")
-    try:
-        return pd.read_csv(path)
-    except Exception as exc:  # pandas raises many types for unreadable files
-        raise UserError(f"cannot read {what} file {path}: {str(exc).splitlines()[0]}") from None
+    from iclr25.core.io import read_csv
+    return read_csv(path, what)
 
 
 def _parse_propensity(text: str) -> float | str:
@@ -56,6 +53,8 @@ def eval_cmd(
 
     if kind not in KINDS:
         raise UserError(f"unknown --kind {kind!r}; choose from {', '.join(KINDS)}")
+    if out is not None:
+        output_path(out, "--out")
     trial_df = _read_csv(rct, "trial")
     preds = _read_csv(pred, "prediction")
     if len(preds) != len(trial_df):
@@ -94,12 +93,12 @@ def eval_cmd(
 def run_cmd(
     datasets: Annotated[str, typer.Option(help="comma list or 'all' (see `datasets`)")] = "all",
     learners: Annotated[str, typer.Option(help="comma list, 'all' (16) or 'fast'")] = "all",
-    reps: Annotated[int, typer.Option(help="repetitions per grid point")] = 1,
+    reps: Annotated[int, count("repetitions per grid point", 10_000)] = 1,
     grid: Annotated[str, typer.Option(help="'quick' (2 configurations) or 'paper' (36)")] = "quick",
     backend: Annotated[str, typer.Option(help="serial | process | ray")] = "process",
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster, e.g. 'auto'")] = None,
-    workers: Annotated[int | None, typer.Option(help="worker processes (default: all cores)")] = None,
-    seed: Annotated[int, typer.Option(help="seed: same seed, same table")] = 0,
+    workers: Annotated[int | None, count("worker processes (default: all cores)", 1024)] = None,
+    seed: Seed = 0,
     out: Annotated[Path, typer.Option(help="tidy table CSV")] = Path("cate_benchmark.csv"),
 ) -> None:
     """Run datasets × grid × reps × learners and print the paper's summaries."""
@@ -113,6 +112,7 @@ def run_cmd(
     grids = {"quick": [GridPoint("mild", 0.5, 500), GridPoint("strong", 0.2, 1000)], "paper": paper_grid()}
     if grid not in grids:
         raise UserError(f"unknown --grid {grid!r}; choose from quick, paper")
+    output_path(out, "--out")
     bench = Benchmark(datasets, learners, grids[grid], reps=reps, seed=seed)
     ctx = RunContext(seed=seed, profile="quick", backend=backend, ray_address=ray_address, workers=workers)
     table = bench.run(ctx)

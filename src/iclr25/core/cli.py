@@ -176,16 +176,21 @@ def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
-    except typer.Abort:
+    except typer.Abort as e:
+        if isinstance(e.__context__, EOFError):  # click turns EOFError (an empty or cut-off file) into Abort
+            _die(prog, f"unexpected end of input: {e.__context__ or 'the file is empty or truncated'}")
         typer.echo("aborted", err=True)
         sys.exit(130)
     except typer.Exit as e:
         sys.exit(e.exit_code)
-    except ClickException as e:  # usage errors (unknown option, bad type) carry exit code 2
-        e.show()
-        sys.exit(e.exit_code)
+    except ClickException as e:  # usage errors (unknown option, bad type): one line, exit 2 like grep's
+        ctx = getattr(e, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        _die(prog, " ".join(e.format_message().split()) + hint)
     except (SystemExit, GeneratorExit):
         raise
+    except MemoryError:
+        _die(prog, "out of memory: the input or a size option is too large for this machine")
     except BaseException as e:
         if os.environ.get("ICLR25_DEBUG") == "1":
             raise

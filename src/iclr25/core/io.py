@@ -122,10 +122,12 @@ def read_json(path: Path, what: str = "JSON", max_bytes: int = 64 << 20) -> Any:
         raise UserError(f"{what} file {path} is not valid JSON: {_first_line(e)}") from None
 
 
-def output_path(path: Path, what: str = "output") -> Path:
+def output_path(path: Path, what: str = "output", suffixes: tuple[str, ...] = ()) -> Path:
     """Check, before any long work, that `path` can be written: its folder exists (or can be made) and
-    is writable, and `path` is not a folder."""
+    is writable, `path` is not a folder, and (if `suffixes` are given) it has one of them."""
     path = Path(path)
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise UserError(f"{what} must end in {' or '.join(suffixes)}, got {path.name!r}")
     if path.is_dir():
         raise UserError(f"{what} path is a folder, expected a file: {path}")
     parent = path.parent if str(path.parent) else Path(".")

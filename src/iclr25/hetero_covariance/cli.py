@@ -11,6 +11,8 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_path, read_csv
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Heteroscedastic covariance (ToSS): W₂ bound + neighbourhood pseudo-labels.",
                   no_args_is_help=True, add_completion=False)
@@ -32,17 +34,17 @@ def fit(
     = None,
     loss: Annotated[str, typer.Option(help="w2_pseudo | w2_exact | kl_calibrated | nll | nll_diag | "
                                            "beta_nll | faithful | tic | mse")] = "w2_pseudo",
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 50,
+    epochs: Annotated[int, count("training epochs", 100_000)] = 50,
     lr: Annotated[float, typer.Option(help="AdamW learning rate")] = 3e-4,
-    batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 32,
-    neighbours: Annotated[int, typer.Option(help="pseudo-label neighbourhood size k")] = 50,
+    batch_size: Annotated[int, count("mini-batch size", 1_000_000)] = 32,
+    neighbours: Annotated[int, count("pseudo-label neighbourhood size k", 1_000_000)] = 50,
     test_fraction: Annotated[float, typer.Option(help="share of rows held out for the metrics (0: report on "
                                                       "the training rows)")] = 0.2,
     predictions: Annotated[Path | None, typer.Option(help="write per-row mean and covariance to this CSV")]
     = None,
     dropna: Annotated[bool, typer.Option(help="drop rows with missing or non-finite values in the chosen "
                                                "columns (default: refuse them)")] = False,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """Fit HeteroscedasticRegressor on a CSV and print TAC, log-likelihood and MSE."""
     import numpy as np
@@ -59,10 +61,10 @@ def fit(
         raise UserError(f"--csv: file not found: {csv}")
     if not 0.0 <= test_fraction < 1.0:
         raise UserError(f"--test-fraction must be in [0, 1), got {test_fraction}")
-    try:
-        df = pd.read_csv(csv)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise UserError(f"--csv: cannot parse {csv}: {str(e).splitlines()[0]}") from None
+    finite(lr, "--lr", 0.0, 10.0, low_open=True)
+    if predictions is not None:
+        output_path(predictions, "--predictions")
+    df = read_csv(csv, "--csv")
     y_cols = _split_names(targets, "--targets")
     unknown = [c for c in y_cols if c not in df.columns]
     if unknown:

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from iclr25.core.errors import UserError
+from iclr25.core.io import output_path
+from iclr25.core.options import Seed, finite
 
 app = typer.Typer(help="Pattern-based CAVs (Pahde et al., ICLR 2025): fit and compare concept directions.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -18,18 +19,16 @@ Method = Annotated[str, typer.Option(help="pattern | mean | fastcav | svm | ridg
 def load_array(path: Path, what: str):
     """A .npy array, or the first array of a .npz (its 'acts'/'labels' key when present)."""
     import numpy as np
-    if not path.is_file():
-        raise UserError(f"{what} file not found: {path}")
-    try:
-        obj = np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as e:
-        raise UserError(f"cannot read {what} from {path}: {e}".splitlines()[0]) from None
-    if isinstance(obj, np.lib.npyio.NpzFile):
-        with obj:
-            if not obj.files:
-                raise UserError(f"{path} holds no arrays")
-            return obj[what] if what in obj.files else obj[obj.files[0]]
-    return obj
+
+    from iclr25.core.io import read_array
+    if path.suffix.lower() == ".npz" and path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                key = what if what in z.files else None
+        except Exception:  # unreadable: read_array names the problem
+            key = None
+        return read_array(path, what, key=key)
+    return read_array(path, what)
 
 
 def _report(cav, acts, labels, true_direction: Path | None, gt_diffs: Path | None) -> dict[str, float]:
@@ -62,6 +61,7 @@ def fit(
 
     from iclr25.core.runtime import atomic_write
     from iclr25.pattern_cav.cav import compute_cav
+    output_path(out, "--out")
     a, t = load_array(acts, "acts"), load_array(labels, "labels")
     cav = compute_cav(a, t, method)
     with atomic_write(out) as f:
@@ -93,7 +93,7 @@ def compare(
 @app.command()
 def toy(
     angle: Annotated[float, typer.Option(help="distractor rotation r in degrees")] = 45.0,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """The paper's 2-D toy at one angle: cos(CAV, true direction) per method and the analytic filter cos."""
     import numpy as np
@@ -101,6 +101,7 @@ def toy(
     from iclr25.pattern_cav.cav import compute_cav
     from iclr25.pattern_cav.metrics import cosine
     from iclr25.pattern_cav.toy import analytic_filter_cos, toy_data, true_direction
+    finite(angle, "--angle", -360.0, 360.0)
     a, t = toy_data(angle, np.random.default_rng(seed))
     typer.echo(f"r={angle:g} deg, analytic LS filter cos={float(analytic_filter_cos(angle)):.3f}")
     for m in ("pattern", "svm", "ridge", "lasso", "logistic"):

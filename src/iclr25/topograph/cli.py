@@ -8,6 +8,10 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_path
+from iclr25.core.options import Seed, count, finite
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 
 app = typer.Typer(help="Topograph: strict topological metric (DIU), topology loss training, speed bench.",
                   no_args_is_help=True)
@@ -17,17 +21,10 @@ def load_mask(path: Path, name: str, allow_gray: bool) -> np.ndarray:  # noqa: F
     """Read a .png/.jpg/.npy mask. Binary means values {0, 1} or {0, 255}; a grayscale prediction
     (allow_gray) is read as probabilities x 255 and thresholded at 0.5."""
     import numpy as np
-    if not path.is_file():
-        raise UserError(f"{name} file not found: {path}")
-    if path.suffix.lower() == ".npy":
-        a = np.load(path)
-    else:
-        from PIL import Image, UnidentifiedImageError
-        try:
-            a = np.asarray(Image.open(path).convert("L"))
-        except (UnidentifiedImageError, OSError):
-            raise UserError(f"{name} is not a readable image: {path}") from None
-    if a.ndim != 2 or a.size == 0:
+
+    from iclr25.core.io import read_array, read_image
+    a = read_array(path, name) if path.suffix.lower() == ".npy" else read_image(path, name)
+    if a.ndim != 2:
         raise UserError(f"{name} must be a non-empty 2-D mask, got shape {a.shape} from {path}")
     vals = np.unique(a)
     if set(vals.tolist()) <= {0, 1}:
@@ -55,6 +52,7 @@ def metric(pred: Annotated[Path, typer.Option(help="predicted mask (.png/.npy; g
     from iclr25.topograph.graph import FN, FP, component_graph
     from iclr25.topograph.metrics import evaluate
 
+    out = output_path(out or pred.with_name(pred.stem + "_critical.png"), "--out", IMAGE_SUFFIXES)
     p, g = check_pair(load_mask(pred, "pred", True), load_mask(gt, "gt", False))
     m = evaluate(p, g)
     cg = component_graph(p, g)
@@ -66,7 +64,6 @@ def metric(pred: Annotated[Path, typer.Option(help="predicted mask (.png/.npy; g
     typer.echo(f"clDice       {m['cldice']:.4f}")
     typer.echo(f"critical regions {len(crit)} ({int((cg.node_class[crit] == FP).sum())} FP, "
                f"{int((cg.node_class[crit] == FN).sum())} FN)")
-    out = out or pred.with_name(pred.stem + "_critical.png")
     rgb = np.zeros(p.shape + (3,), np.uint8)
     rgb[p & g] = (255, 255, 255)          # correct foreground: white
     rgb[p & ~g] = (90, 90, 255)           # FP: blue
@@ -83,10 +80,12 @@ def train(data: Annotated[str, typer.Option(help="curvilinear | membranes | blob
           loss: Annotated[str, typer.Option(help="dice | dice+cldice | dice+topograph | dice+ph")
                           ] = "dice+topograph",
           alpha: Annotated[float, typer.Option(help="weight of the topology term")] = 0.5,
-          size: Annotated[int, typer.Option(help="image side")] = 64,
-          warm_iters: Annotated[int, typer.Option(help="Dice warm-start iterations (cached)")] = 300,
-          iters: Annotated[int, typer.Option(help="fine-tuning iterations with LOSS")] = 150,
-          n_train: int = 200, n_test: int = 50, seed: int = 0,
+          size: Annotated[int, count("image side, a multiple of 4", 1024, low=16)] = 64,
+          warm_iters: Annotated[int, count("Dice warm-start iterations (cached)", 100_000, low=0)] = 300,
+          iters: Annotated[int, count("fine-tuning iterations with LOSS", 100_000, low=0)] = 150,
+          n_train: Annotated[int, count("training images", 100_000)] = 200,
+          n_test: Annotated[int, count("test images", 100_000)] = 50,
+          seed: Seed = 0,
           save: Annotated[Path | None, typer.Option(help="write the fine-tuned weights here (.pt)")] = None,
           ) -> None:
     """Train the small U-Net on a synthetic family: Dice warm start, then fine-tune with LOSS."""
@@ -94,10 +93,11 @@ def train(data: Annotated[str, typer.Option(help="curvilinear | membranes | blob
     from iclr25.topograph.train import LOSSES, TrainConfig, train_one
     if loss not in LOSSES:
         raise UserError(f"unknown loss {loss!r}; choose from {', '.join(LOSSES)}")
-    if size < 16 or size % 4:
-        raise UserError(f"size must be a multiple of 4 and >= 16, got {size}")
-    if alpha < 0:
-        raise UserError(f"alpha must be >= 0, got {alpha}")
+    if size % 4:
+        raise UserError(f"size must be a multiple of 4, got {size}")
+    finite(alpha, "alpha", low=0.0)
+    if save:
+        output_path(save, "--save")  # before training, not after
     pin_threads()
     cfg = TrainConfig(family=data, size=size, n_train=n_train, n_test=n_test, warm_iters=warm_iters,
                       finetune_iters=iters, alpha_topograph=alpha, alpha_ph=alpha / 10, seed=seed)
@@ -111,13 +111,12 @@ def train(data: Annotated[str, typer.Option(help="curvilinear | membranes | blob
 
 
 @app.command()
-def bench(size: Annotated[list[int] | None, typer.Option(help="image side (repeatable)")] = None,
-          batch: int = 8, repeats: int = 5) -> None:
+def bench(size: Annotated[list[int] | None, count("image side (repeatable)", 2048, low=8)] = None,
+          batch: Annotated[int, count("images per batch", 256)] = 8,
+          repeats: Annotated[int, count("timed repeats", 1000)] = 5) -> None:
     """Loss time per batch for Topograph, gudhi-PH and cripser-PH, with PH / Topograph ratios."""
     from iclr25.core.runtime import pin_threads
     from iclr25.topograph.bench import benchmark_loss, format_table
     size = size or [64, 128, 256]
-    if batch < 1 or repeats < 1 or any(s < 8 for s in size):
-        raise UserError(f"need batch >= 1, repeats >= 1 and sizes >= 8, got {batch}, {repeats}, {size}")
     pin_threads()
     typer.echo(format_table(benchmark_loss(sizes=size, batch=batch, repeats=repeats)))
