@@ -123,3 +123,14 @@ def test_training_lowers_the_loss(tiny_tok, digits):
                                                           batch_size=64, lr=3e-3)
     first, last = ar.history_["loss"]
     assert last < first
+
+
+def test_sampling_from_candidates_is_the_filtered_distribution():
+    from iclr25.imagefolder.sampling import candidates
+
+    torch.manual_seed(0)
+    logits = torch.randn(5, 3, 40)
+    for k, p in [(0, 1.0), (7, 1.0), (0, 0.8), (12, 0.6), (40, 0.95)]:
+        probs, idx = candidates(logits, k, p)
+        full = torch.zeros_like(logits).scatter(-1, idx, probs)
+        torch.testing.assert_close(full, top_k_top_p(logits, k, p).softmax(-1), atol=1e-6, rtol=0)

@@ -66,8 +66,8 @@ def train_tokenizer(
     qdrop: Annotated[float, typer.Option(help="share of each batch hit by quantizer dropout")] = 0.1,
     start_drop: Annotated[int, typer.Option(help="dropout keeps at least this many scales")] = 2,
     epochs: Annotated[int, typer.Option(help="training epochs")] = 2,
-    batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 128,
-    lr: Annotated[float, typer.Option(help="AdamW peak learning rate")] = 1e-3,
+    batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 64,
+    lr: Annotated[float, typer.Option(help="AdamW peak learning rate")] = 2e-3,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
     """Train the multi-scale residual tokenizer and save it."""
@@ -106,7 +106,7 @@ def train_ar(
     unfold: Annotated[bool, typer.Option("--unfold", help="one position per token (the baseline)")] = False,
     epochs: Annotated[int, typer.Option(help="training epochs")] = 2,
     batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 128,
-    lr: Annotated[float, typer.Option(help="AdamW peak learning rate")] = 1e-3,
+    lr: Annotated[float, typer.Option(help="AdamW peak learning rate")] = 8e-3,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
     """Train the class-conditional next-scale AR model (folded by default) on the tokenizer's codes."""

@@ -62,14 +62,18 @@ def fd_features(real, fake, extractor: Callable[[np.ndarray], np.ndarray] | None
 
 
 def fd_bootstrap(real, fake, n_boot: int = 50, seed: int = 0, level: float = 0.95) -> Interval:
-    """FD with a percentile bootstrap interval (both sets resampled with replacement)."""
+    """FD with a normal bootstrap interval: point +- z * SD over resamples of both sets. (Resampling
+    with replacement duplicates rows, which inflates FD, so percentile intervals would sit above the
+    point estimate; the spread is what the resamples tell reliably.)"""
+    from scipy import stats
+
     a, b = _features(real, "real"), _features(fake, "fake")
     rng = np.random.default_rng(seed)
     point = fd_features(a, b)
     boots = [fd_features(a[rng.integers(0, len(a), len(a))], b[rng.integers(0, len(b), len(b))])
              for _ in range(n_boot)]
-    lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2])
-    return Interval(point, float(lo), float(hi), len(b), level)
+    half = float(stats.norm.ppf(0.5 + level / 2)) * float(np.std(boots, ddof=1))
+    return Interval(point, max(0.0, point - half), point + half, len(b), level)
 
 
 def kid(real, fake, subsets: int = 20, subset_size: int = 1000, seed: int = 0) -> tuple[float, float]:
@@ -77,13 +81,20 @@ def kid(real, fake, subsets: int = 20, subset_size: int = 1000, seed: int = 0) -
     averaged over random subsets; returns (mean, standard deviation over subsets)."""
     a, b = _features(real, "real"), _features(fake, "fake")
     m = min(subset_size, len(a), len(b))
+    if m < 2:
+        raise UserError(f"kid needs at least 2 rows per set, got {m}")
     rng = np.random.default_rng(seed)
     k = a.shape[1]
+
+    def poly(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        g = u @ v.T / k + 1
+        return g * g * g
+
     vals = []
     for _ in range(subsets):
         x = a[rng.choice(len(a), m, replace=False)]
         y = b[rng.choice(len(b), m, replace=False)]
-        kxx, kyy, kxy = ((x @ x.T / k + 1) ** 3, (y @ y.T / k + 1) ** 3, (x @ y.T / k + 1) ** 3)
+        kxx, kyy, kxy = poly(x, x), poly(y, y), poly(x, y)
         off = (kxx.sum() - np.trace(kxx) + kyy.sum() - np.trace(kyy)) / (m * (m - 1))
         vals.append(off - 2 * kxy.mean())
     return float(np.mean(vals)), float(np.std(vals))

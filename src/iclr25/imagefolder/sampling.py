@@ -51,9 +51,27 @@ def top_k_top_p(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0) -> tor
     return out
 
 
+def candidates(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The distribution `top_k_top_p` leaves, on its candidates only: (probs, token ids), each
+    (..., k) in descending order (k = V without top-k). Working on the k survivors avoids sorting and
+    scattering all V logits of every position."""
+    v = logits.shape[-1]
+    if 0 < top_k < v:
+        vals, idx = logits.topk(top_k, dim=-1)  # sorted, descending
+    else:
+        vals, idx = logits.sort(dim=-1, descending=True)
+    probs = vals.softmax(-1)
+    if top_p < 1.0:
+        keep = (probs.cumsum(-1) - probs) < top_p  # the mass ranked above a token is still below p
+        probs = probs * keep
+        probs = probs / probs.sum(-1, keepdim=True)
+    return probs, idx
+
+
 def sample(logits: torch.Tensor, top_k: int, top_p: float, generator: torch.Generator | None
            ) -> torch.Tensor:
-    """One token per row of (..., V) logits after filtering: (...) int64."""
-    probs = top_k_top_p(logits, top_k, top_p).softmax(-1)
-    flat = probs.reshape(-1, probs.shape[-1])
-    return torch.multinomial(flat, 1, generator=generator).view(probs.shape[:-1])
+    """One token per row of (..., V) logits after top-k / top-p filtering: (...) int64."""
+    probs, idx = candidates(logits, top_k, top_p)
+    pick = torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, generator=generator)
+    return idx.reshape(-1, idx.shape[-1]).gather(1, pick).view(logits.shape[:-1])

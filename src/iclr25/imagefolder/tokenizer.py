@@ -189,8 +189,8 @@ class MSRQTokenizer:
     def __init__(self, branches: int = 2, scales: Sequence[int] = (1, 2, 3, 4), codebook: int = 256,
                  dim: int = 16, width: int = 64, depth: int = 2, patch: int = 7,
                  semantic: str | None = "last", qdrop: float = 0.1, start_drop: int = 2, *,
-                 latent_size: int | None = None, heads: int = 4, epochs: int = 2, batch_size: int = 128,
-                 lr: float = 1e-3, seed: int = 0, **extra: float):
+                 latent_size: int | None = None, heads: int = 4, epochs: int = 2, batch_size: int = 64,
+                 lr: float = 2e-3, seed: int = 0, **extra: float):
         self.config = TokenizerConfig(branches=branches, scales=tuple(int(s) for s in scales),
                                       codebook=codebook, dim=dim, width=width, depth=depth, heads=heads,
                                       patch=patch, semantic=semantic, qdrop=qdrop, start_drop=start_drop,
@@ -360,13 +360,9 @@ class MSRQTokenizer:
         return self.decode(self.encode(images), n_scales)
 
     @torch.no_grad()
-    def branch_features(self, images, branch: int) -> np.ndarray:
-        """Spatial mean of one branch's quantised map f_hat (the linear-probe feature): (N, d)."""
-        if not 0 <= branch < self.config.branches:
-            raise UserError(f"branch must be in [0, {self.config.branches}), got {branch}")
-        q = self.net.quantizers[branch]
-        f = self.latents(images)[branch]
-        return q.fhat(q.encode(f)).mean(dim=(2, 3)).double().numpy()
+    def branch_features(self, images) -> list[np.ndarray]:
+        """Per branch, the spatial mean of its quantised map f_hat (the linear-probe feature): [(N, d)]."""
+        return [f.mean(dim=(2, 3)).double().numpy() for f in self.fhat(self.encode(images))]
 
     def codebook_usage(self, codes: Codes) -> float:
         """Share of the codebook entries used at least once, over all branches and scales."""

@@ -214,14 +214,14 @@ class FoldedVAR(nn.Module):
 
     # ---- training -----------------------------------------------------------------------------------
 
-    def fit(self, images, labels=None, epochs: int = 2, batch_size: int = 128, lr: float = 1e-3,
+    def fit(self, images, labels=None, epochs: int = 2, batch_size: int = 128, lr: float = 8e-3,
             seed: int = 0) -> FoldedVAR:
         """Encode the images with the tokenizer and train on their token pyramids."""
         codes = self.tok.encode(images)
         return self.fit_codes(codes, labels, epochs, batch_size, lr, seed)
 
     def fit_codes(self, codes: Codes, labels=None, epochs: int = 2, batch_size: int = 128,
-                  lr: float = 1e-3, seed: int = 0) -> FoldedVAR:
+                  lr: float = 8e-3, seed: int = 0) -> FoldedVAR:
         import time
 
         n = len(codes[0][0])
