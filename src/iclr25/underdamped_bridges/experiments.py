@@ -329,6 +329,10 @@ def _ud_beats_od(plan, res, refs, ctx) -> Finding:
     gain, gain_se = paired_gap(res[iono_ud]["elbo"], res[iono_ud]["elbo_se"], res[iono_od]["elbo"],
                                res[iono_od]["elbo_se"])
     share = wins / n
+    # sanity: no ELBO may exceed log Z by more than its Monte-Carlo noise (3 SE)
+    m["max_elbo_above_log_z_in_se"] = max(
+        (e - refs[r.target]) / se for r in plan["cells"] + plan["others"]
+        for e, se in zip(res[r]["elbo"], res[r]["elbo_se"], strict=True) if math.isfinite(e) and se > 0)
     m.update({"ionosphere_gain_ula_ud_minus_ula": gain, "ionosphere_gain_se": gain_se,
               "cells_ud_better": wins, "cells": n, "share_ud_better": share,
               "log_z_reference_ionosphere": refs["ionosphere"],
