@@ -24,7 +24,10 @@ from iclr25.underdamped_bridges.targets import (
     Target,
     bayesian_logreg,
     from_log_prob,
+    funnel,
     gmm40,
+    many_well,
+    seeds,
 )
 
 PAPER = make_paper("underdamped_bridges", CLAIMS, run)
@@ -33,7 +36,7 @@ __all__ = [
     "BLR_SETS", "CLAIMS", "INTEGRATORS", "LGCP", "METHODS", "PAPER", "SCHEMES", "Dynamics", "Funnel",
     "GaussianMixture", "LogisticRegression", "ManyWell", "NetControls", "NoControls", "PISGRADNet", "Path",
     "Sampler", "SamplerConfig", "SDEParams", "Seeds", "TARGETS", "Target", "a_step", "b_step",
-    "bayesian_logreg", "cosine_profile", "elbo", "emc", "ess", "from_log_prob", "gmm40", "laplace_is_log_z",
-    "lgcp", "load_blr",
+    "bayesian_logreg", "cosine_profile", "elbo", "emc", "ess", "from_log_prob", "funnel", "gmm40",
+    "laplace_is_log_z", "lgcp", "load_blr", "many_well", "seeds",
     "log_normal", "log_z_hat", "o_log_prob", "o_mean", "o_variance", "run", "sinkhorn", "target_by_name",
 ]
