@@ -193,6 +193,12 @@ def compute_cav(acts: Any, labels: Any, method: str = "pattern",
     a = check_acts(acts)
     t = check_labels(labels, a.shape[0], binary=method != "pattern")
     meta: dict[str, Any] = {"n": int(a.shape[0]), "dim": int(a.shape[1])}
+    scale = float(np.max(np.abs(a)))
+    if scale > 1e6 or 0 < scale < 1e-6:
+        # at magnitudes like 1e+-300 covariances overflow and liblinear crawls for minutes; one global
+        # factor changes no pattern/mean direction, and the filters' CV grid absorbs it
+        a = a / scale
+        meta["rescaled_by"] = scale
     if method == "pattern":
         v = pattern_vector(a, t)
     elif method == "mean":
