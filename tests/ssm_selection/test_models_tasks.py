@@ -106,8 +106,10 @@ def test_model_input_checks():
         m(torch.tensor([[0, 1, 2]]))
     with pytest.raises(UserError, match="empty sequence"):
         m(torch.zeros(1, 0, dtype=torch.long))
-    with pytest.raises(UserError, match="window"):
+    with pytest.raises(UserError, match="length"):
         build_model("ssmfnn1", vocab=5, n_out=2, length=0)
+    with pytest.raises(UserError, match="window must be >= 1"):
+        build_model("ssmfnn1", vocab=5, n_out=2, length=8, window=0)
     with pytest.raises(UserError, match="exceeds"):
         build_model("tf1", vocab=5, n_out=2, length=4, d=8)(torch.ones(1, 6, dtype=torch.long))
 

@@ -304,9 +304,10 @@ MODEL_HELP = ("ssm1 (one linear SSM layer), fnnssmfnn (FNN-SSM-FNN), ssmfnn<k> (
 
 def build_model(name: str, *, vocab: int | None = None, in_features: int | None = None,
                 head: str = "classify", n_out: int | None = None, length: int = 256, d: int = 64,
-                pool: str = "last") -> _SequenceModel:
+                pool: str = "last", window: int | None = None) -> _SequenceModel:
     """A model by name, e.g. "ssmfnn3", "ssmfnn3-causal", "ssm1-s4d", "tf2", "mlp4" (see MODEL_HELP).
-    `length` is the longest sequence it will see: the SSM window and the Transformer's max_len.
+    `length` is the longest sequence it will see: the Transformer's max_len and the default SSM window
+    (the whole sequence); `window` sets a shorter SSM window U.
 
     >>> build_model("ssmfnn2-causal", vocab=6, n_out=2, length=8, d=8).causal
     True
@@ -315,17 +316,20 @@ def build_model(name: str, *, vocab: int | None = None, in_features: int | None 
     if m is None:
         raise UserError(f"unknown model {name!r}; choose from {MODEL_HELP}")
     if length < 1:
-        raise UserError(f"window (longest sequence) must be >= 1, got {length}")
+        raise UserError(f"length (longest sequence) must be >= 1, got {length}")
+    window = length if window is None else window
+    if window < 1:
+        raise UserError(f"window must be >= 1, got {window}")
     suffixes = set(m.group(5).split("-")) - {""}
     causal, param = "causal" in suffixes, "s4d" if "s4d" in suffixes else "free"
     common = {"vocab": vocab, "in_features": in_features, "head": head, "n_out": n_out, "d": d}
     kind = m.group(1)
     if kind == "ssm1":
-        return LinearSSM(causal=causal, window=length, param=param, pool=pool, **common)
+        return LinearSSM(causal=causal, window=window, param=param, pool=pool, **common)
     if kind == "fnnssmfnn":
-        return FNNSSMFNN(causal=causal, window=length, param=param, pool=pool, **common)
+        return FNNSSMFNN(causal=causal, window=window, param=param, pool=pool, **common)
     if m.group(2):
-        return SSMFNNNet(n_layers=int(m.group(2)), causal=causal, window=length, param=param, pool=pool,
+        return SSMFNNNet(n_layers=int(m.group(2)), causal=causal, window=window, param=param, pool=pool,
                          **common)
     if m.group(3):
         return TinyTransformer(n_layers=int(m.group(3)), causal=causal, max_len=length, pool=pool, **common)

@@ -68,9 +68,9 @@ def fit_eval(task: dict[str, Any]) -> dict[str, Any]:
     torch.manual_seed(seed)
     model = build_model(task["model"], vocab=test.vocab, in_features=test.in_features, head=test.kind,
                         n_out=test.n_out, length=test.length, d=task.get("d", 64),
-                        pool=task.get("pool", "last"))
+                        pool=task.get("pool", "last"), window=task.get("window"))
     cfg = TrainConfig(steps=task["steps"], seed=seed, eval_every=task.get("eval_every", 0) if val else 0,
-                      stop_at=task.get("stop_at"))
+                      stop_at=task.get("stop_at"), patience=task.get("patience", 0))
     res = train(model, data, cfg, val=val, description=f"{kind} {task['model']}")
     out = {**{k: v for k, v in task.items()}, **evaluate(model, test), "params": model.n_params(),
            "steps_run": res.steps, "best_step": res.best_step, "losses": res.losses}

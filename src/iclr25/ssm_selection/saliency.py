@@ -1,7 +1,10 @@
 """Token importance of a trained model, as in the paper's genomic study (§6): gradient × input on the
-token embeddings, s_t = |⟨∂f_c(X)/∂e_t, e_t⟩| for the predicted (or given) class c, and two summaries of
-it: how sparse it is (share of the mass in the top-k positions) and how much its location moves across
-inputs (spread of the argmax position)."""
+token embeddings, s_t = |⟨∂f_c(X)/∂e_t, e_t⟩| with f_c the log-probability of the predicted (or given)
+class c, and two summaries of it: how sparse it is (share of the mass in the top-k positions) and how
+much its location moves across inputs (spread of the argmax position).
+
+We explain log p_c rather than the raw logit: a shift shared by all logits changes no prediction, yet
+it would enter the raw logit's gradient."""
 
 from __future__ import annotations
 
@@ -15,8 +18,8 @@ from iclr25.core.errors import UserError
 def saliency(model: nn.Module, x: Tensor, target: Tensor | None = None, future_mask: Tensor | None = None,
              batch_size: int = 256) -> Tensor:
     """Gradient × input per position, (B, L), ≥ 0, zero on padding. `target`: the class (or, for an lm
-    head, the class at the last position) whose logit is explained; default the predicted one. For a
-    regression head the output itself is explained.
+    head, the class at the last position) whose log-probability is explained; default the predicted
+    one. For a regression head the output itself is explained.
 
     >>> from iclr25.ssm_selection.models import build_model
     >>> m = build_model("ssmfnn1", vocab=5, n_out=2, length=6, d=8)
@@ -57,7 +60,7 @@ def _saliency_batch(model: nn.Module, x: Tensor, target: Tensor | None, future_m
                 score = out
             else:
                 c = out.argmax(-1) if target is None else target
-                score = out.gather(1, c[:, None]).squeeze(1)
+                score = out.log_softmax(-1).gather(1, c[:, None]).squeeze(1)
             score.sum().backward()
     finally:
         handle.remove()

@@ -36,6 +36,7 @@ class TrainConfig:
     grad_clip: float = 1.0
     eval_every: int = 0  # > 0 with a validation set: keep the best checkpoint (early stopping)
     stop_at: float | None = None  # with a validation set: stop once its score reaches this (solved)
+    patience: int = 0  # > 0: stop after this many evaluations without a better validation score
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -116,8 +117,9 @@ def train(model: nn.Module, data: SeqData | Sampler, config: TrainConfig = Train
           val: SeqData | None = None, description: str = "training", log_every: int = 50) -> TrainResult:
     """AdamW on mini-batches: from a fixed data set (sampled with replacement), or fresh from a sampler
     each step (infinite data, as for associative recall). With `val` and `config.eval_every`, the best
-    validation checkpoint is restored at the end (early stopping; the selection uses `val` only), and
-    `config.stop_at` ends training once the validation score reaches it."""
+    validation checkpoint is restored at the end (early stopping; the selection uses `val` only);
+    `config.stop_at` ends training once the validation score reaches it, `config.patience` once it has
+    not improved for that many evaluations."""
     if isinstance(data, SeqData):
         _check_compatible(model, data)
         if len(data) == 0:
@@ -150,7 +152,8 @@ def train(model: nn.Module, data: SeqData | Sampler, config: TrainConfig = Train
             result.val.append((step, score))
             if score > best:
                 best, best_state, result.best_step = score, copy.deepcopy(model.state_dict()), step
-            if config.stop_at is not None and score >= config.stop_at:
+            stale = (step - result.best_step) // config.eval_every
+            if (config.stop_at is not None and score >= config.stop_at) or 0 < config.patience <= stale:
                 result.steps = step
                 break
     if best_state is not None:
