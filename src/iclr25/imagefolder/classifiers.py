@@ -16,6 +16,7 @@ from torch import nn
 
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import progress
+from iclr25.imagefolder.optim import warmup_cosine
 
 
 class TeacherCNN(nn.Module):
@@ -71,7 +72,7 @@ def train_classifier(net: nn.Module, images: np.ndarray, labels: np.ndarray, epo
     y = torch.as_tensor(labels, dtype=torch.long)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     steps = epochs * max(1, -(-len(x) // batch_size))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    sched = warmup_cosine(opt, steps, 0.1)
     net.train()
     for _ in progress(range(epochs), "classifier epochs"):
         perm = torch.randperm(len(x), generator=g)

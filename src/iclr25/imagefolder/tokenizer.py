@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from torch import nn
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import atomic_write, progress
 from iclr25.imagefolder.data import as_image_array, as_labels
+from iclr25.imagefolder.optim import warmup_cosine
 from iclr25.imagefolder.quantizer import MultiScaleResidualQuantizer
 from iclr25.imagefolder.semantic import semantic_loss
 
@@ -167,12 +167,6 @@ class TrainHistory:
     seconds: float = 0.0
 
 
-def _cosine_lr(step: int, total: int, warmup: int) -> float:
-    if step < warmup:
-        return (step + 1) / warmup
-    return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, total - warmup)))
-
-
 class MSRQTokenizer:
     """ImageFolder's dual-branch multi-scale residual tokenizer, scikit-learn style.
 
@@ -256,7 +250,7 @@ class MSRQTokenizer:
         n, bs, s_count = len(x), min(self.batch_size, len(x)), len(cfg.scales)
         total = self.epochs * (n // bs)
         opt = torch.optim.AdamW(net.parameters(), lr=self.lr, betas=(0.9, 0.95), weight_decay=1e-4)
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _cosine_lr(s, total, max(1, total // 20)))
+        sched = warmup_cosine(opt, total)
         t0 = time.perf_counter()
         net.train()
         bar = iter(progress(range(total), "tokenizer steps", total=total))

@@ -24,6 +24,7 @@ from torch import nn
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import atomic_write, progress
 from iclr25.imagefolder.data import as_labels
+from iclr25.imagefolder.optim import warmup_cosine
 from iclr25.imagefolder.quantizer import area_down
 from iclr25.imagefolder.sampling import cfg_ramp, check_sampling, guide, sample
 from iclr25.imagefolder.tokenizer import Codes, MSRQTokenizer, load_checkpoint
@@ -237,10 +238,7 @@ class FoldedVAR(nn.Module):
         bs = min(batch_size, n)
         total = epochs * -(-n // bs)
         opt = torch.optim.AdamW(self.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.05)
-        warm = max(1, total // 20)
-        sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: (s + 1) / warm if s < warm else 0.5 * (1 + math.cos(math.pi * (s - warm) /
-                                                                            max(1, total - warm))))
+        sched = warmup_cosine(opt, total)
         t0 = time.perf_counter()
         self.train()
         bar = iter(progress(range(total), "AR steps", total=total))
