@@ -114,7 +114,7 @@ class Sizes:
 def sizes(ctx: RunContext) -> Sizes:
     return ctx.pick(
         smoke=Sizes(600, 1, 200, 60, 400, 1, {"width": 32, "depth": 1}, 1, 32, 8, 2, 10, (1, 32)),
-        quick=Sizes(10_000, 1, 1000, 300, 2000, 1, {}, 3, 64, 64, 5, 50),
+        quick=Sizes(10_000, 1, 600, 200, 1000, 1, {}, 3, 48, 64, 5, 50),
         # AR width 80, not the library's 128: seven AR models at 128 would not fit the 30-minute budget
         full=Sizes(60_000, 2, 5000, 400, 5000, 2, {}, 3, 80, 64, 5, 100))
 
