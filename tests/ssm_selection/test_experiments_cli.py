@@ -185,3 +185,16 @@ def test_smoke_reproduction_gives_one_valid_finding_per_claim(tmp_path):
         for key, v in f.measured.items():
             if isinstance(v, float) and not key.endswith(("_lo", "_hi")):
                 assert math.isfinite(v), (f.claim, key, v)
+
+
+def test_runs_are_cached_by_task_and_code_version(monkeypatch):
+    from iclr25.ssm_selection import runs
+
+    task = {"task": "ar", "model": "ssm1", "n_pairs": 2, "steps": 2, "seed": 0, "n_test": 16, "cost": 1}
+    first = runs.fit_eval_cached(task)
+    monkeypatch.setattr(runs, "fit_eval", lambda t: pytest.fail("a cached run was recomputed"))
+    again = runs.fit_eval_cached({**task, "cost": 99})  # the ordering hint is not part of the key
+    assert again["accuracy"] == first["accuracy"] and again["cost"] == 99
+    monkeypatch.setattr(runs, "CODE_VERSION", "changed")
+    with pytest.raises(pytest.fail.Exception):
+        runs.fit_eval_cached(task)

@@ -75,8 +75,9 @@ def fit(
     test_fraction: Annotated[float, typer.Option(help="share of rows held out for the test accuracy")] = 0.2,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
-    """Train a sequence classifier on a CSV (80/20 split, 10% of training rows for early stopping), print
-    its test accuracy, and save it for `saliency`."""
+    """Train a sequence classifier on a CSV, print its test accuracy and save it for `saliency`.
+
+    20% of the rows are held out for the test accuracy, 10% of the rest for early stopping."""
     import torch
 
     from iclr25.core.runtime import atomic_write, pin_threads

@@ -19,7 +19,7 @@ from iclr25.core.claims import Claim, Finding, Verdict, all_of, at_least, at_mos
 from iclr25.core.runtime import RunContext
 from iclr25.core.stats import mean_ci
 from iclr25.ssm_selection import plots
-from iclr25.ssm_selection.runs import COPY_SYMBOLS, N_VALUES, SPLICE_TOP_K, fit_eval
+from iclr25.ssm_selection.runs import COPY_SYMBOLS, N_VALUES, SPLICE_TOP_K, fit_eval_cached
 
 SSMFNN, SINGLE, TRANSFORMER, MLP = "ssmfnn3", "ssm1", "tf2-causal", "mlp4"
 TRANSFORMER_BI = "tf2"  # the regression target is order-free: attention over all tokens
@@ -152,7 +152,7 @@ def _ci(rows: list[dict], key: str, name: str, **match: Any) -> dict[str, float 
 def _run(ctx: RunContext, tasks: list[dict], what: str) -> list[dict]:
     """ctx.map over tasks, the most expensive first (so two workers finish together), in task order."""
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i].get("cost", 0))
-    done = ctx.map(fit_eval, [tasks[i] for i in order], what)
+    done = ctx.map(fit_eval_cached, [tasks[i] for i in order], what)
     out: list[dict] = [{}] * len(tasks)
     for i, r in zip(order, done, strict=True):
         out[i] = r
