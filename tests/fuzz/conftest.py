@@ -1,0 +1,36 @@
+"""Fixtures of the fuzz suite: valid small inputs for every command, and the pool of hostile files.
+`ICLR25_FUZZ_EXAMPLES` sets examples per command (CI: a few; `make fuzz`: many)."""
+
+from __future__ import annotations
+
+import os
+import resource
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from . import specs
+from .nasty import make_nasty
+
+settings.register_profile(
+    "fuzz", max_examples=int(os.environ.get("ICLR25_FUZZ_EXAMPLES", "6")), deadline=None,
+    derandomize=os.environ.get("ICLR25_FUZZ_EXAMPLES") is None,  # CI: the same examples every run
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                           HealthCheck.data_too_large])
+
+
+# A hostile size must become an error, not a machine out of memory: cap this process's address space,
+# so an allocation that would exhaust the machine raises MemoryError (which the harness reports).
+_GIB = 1 << 30
+resource.setrlimit(resource.RLIMIT_AS, (int(os.environ.get("ICLR25_FUZZ_MEM_GIB", "8")) * _GIB,) * 2)
+
+
+@pytest.fixture(scope="session")
+def nasty(tmp_path_factory):
+    return make_nasty(tmp_path_factory.mktemp("nasty"))
+
+
+@pytest.fixture(scope="session")
+def valid(tmp_path_factory):
+    """slug -> the small valid inputs of that paper's base invocations (tests/fuzz/specs/<slug>.py)."""
+    return {slug: m.valid(tmp_path_factory.mktemp(f"valid-{slug}")) for slug, m in specs.modules().items()}

@@ -1,0 +1,73 @@
+"""Run the `iclr25` CLI in-process and judge the outcome. The only acceptable outcomes: success (0),
+grep's "no match" (1, grep-like commands only), or exactly one line on stderr and exit code 2 that is
+not an internal error. Anything else - a traceback, a hang, an internal error - is a finding."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+import time
+from dataclasses import dataclass
+
+from iclr25.core.cli import main
+
+
+class Hang(BaseException):
+    """Raised by the alarm; a BaseException so that no handler in the code under test swallows it."""
+
+
+@dataclass
+class Outcome:
+    argv: list[str]
+    code: int
+    out: str
+    err: str
+    seconds: float
+    hung: bool = False
+
+
+def invoke(argv: list[str], timeout: float = 60.0) -> Outcome:
+    """`iclr25 *argv` in this process, stdout/stderr captured, stopped after `timeout` seconds."""
+    out, err = io.StringIO(), io.StringIO()
+    hung = False
+
+    def alarm(signum, frame):
+        raise Hang()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    t0 = time.perf_counter()
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main(["iclr25", *argv])
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    except Hang:
+        hung = True
+        code = -1
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return Outcome(list(argv), code, out.getvalue(), err.getvalue(), time.perf_counter() - t0, hung)
+
+
+def problems(o: Outcome, grep_like: bool = False) -> list[str]:
+    """What is wrong with an outcome (empty list: acceptable)."""
+    found = []
+    lines = [li for li in o.err.splitlines() if li.strip() and not li.startswith("iclr25: warning:")]
+    if o.hung:
+        found.append(f"hung for {o.seconds:.0f} s")
+    elif o.code == 0 or (o.code == 1 and grep_like):
+        pass
+    elif o.code == 2:
+        if len(lines) != 1:
+            found.append(f"exit 2 with {len(lines)} stderr lines")
+        if lines and "internal error" in lines[0]:
+            found.append("internal error (an exception nobody validated)")
+    else:
+        found.append(f"exit code {o.code}")
+    if "Traceback (most recent call last)" in o.err + o.out:
+        found.append("traceback printed")
+    return found
