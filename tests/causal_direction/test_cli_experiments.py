@@ -80,7 +80,14 @@ def test_detect_json_on_image_arrays(tmp_path, capsys):
     (None, ["--label", "label", "--embed", "tsne:2"], "embed"),
     (None, ["--label", "label", "--n-classes", "4"], "with n_classes=4, y must hold integers"),
     (None, [], "--label"),
-    (None, ["--label", "label", "--plot", "/no/such/folder/c.png"], "does not exist"),
+    (None, ["--label", "label", "--plot", "curve.txt"], "must end in .png"),
+    (None, ["--label", "label", "--reps", "0"], "--reps"),
+    (None, ["--label", "label", "--reps", "1000000000"], "--reps"),
+    (None, ["--label", "label", "--seed", "-1"], "--seed"),
+    (None, ["--label", "label", "--threshold", "nan"], "--threshold"),
+    (None, ["--label", "label", "--alpha", "0"], "--alpha"),
+    (None, ["--label", "label", "--n-classes", "9223372036854775808"], "--n-classes"),
+    (None, ["--label", "label", "--rates", ",".join(["0.1"] * 60)], "at most 50 rates"),
 ])
 def test_bad_input_exits_2_with_one_line(csv_path, tmp_path, capsys, setup, args, needle):
     path = csv_path
@@ -110,6 +117,22 @@ def test_array_errors_exit_2(tmp_path, capsys):
     np.save(tmp_path / "y3.npy", np.arange(3))
     code, _, err = _run(["--X", tmp_path / "X3.npy", "--y", tmp_path / "y3.npy", "--n-classes", "5"], capsys)
     assert code == 2 and "fewer rows (3) than classes (5)" in err
+    np.save(tmp_path / "Xc.npy", np.array([1 + 2j, 3j]))
+    code, _, err = _run(["--X", tmp_path / "Xc.npy", "--y", tmp_path / "y3.npy"], capsys)
+    assert code == 2 and "real numbers" in err
+    (tmp_path / "d.png").mkdir()
+    xy = ["--X", tmp_path / "X3.npy", "--y", tmp_path / "y3.npy"]
+    code, _, err = _run([*xy, "--plot", tmp_path / "d.png"], capsys)
+    assert code == 2 and "is a folder" in err
+
+
+def test_string_labels_from_npy(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 200)
+    np.save(tmp_path / "X.npy", rng.normal(size=(200, 3)) + 4 * y[:, None])
+    np.save(tmp_path / "y.npy", np.array(["cat", "dog"])[y])
+    code, out, err = _run(["--X", tmp_path / "X.npy", "--y", tmp_path / "y.npy", "--reps", "1"], capsys)
+    assert code == 0 and out.startswith("anticausal"), err
 
 
 # ---- verdict rules on fixed measurements -----------------------------------------------------------

@@ -52,6 +52,9 @@ def test_encode_features_keeps_numbers_and_one_hot_encodes_the_rest():
     assert X.tolist() == [[1.5, 1, 0, 0, 1], [2, 0, 1, 1, 0], [3, 1, 0, 0, 1]]
     with pytest.raises(UserError, match="missing values"):
         encode_features(pd.DataFrame({"a": [1.0, None]}))
+    ids = pd.DataFrame({"id": [f"row{i}" for i in range(1001)]})  # an ID column is no category
+    with pytest.raises(UserError, match="1001 distinct non-numeric values"):
+        encode_features(ids)
 
 
 def test_load_table_reads_a_csv_and_refuses_bad_ones(tmp_path):

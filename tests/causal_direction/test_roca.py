@@ -126,6 +126,7 @@ def test_estimator_is_sklearn_shaped_and_agrees_with_the_function():
     (np.array([["a", "b"], ["c", "d"]]), np.array([0, 1]), "numeric"),
     (np.ones((4, 2)), np.array([0.0, 1.0, np.nan, 1.0]), "NaN"),
     (np.ones((4, 2)), np.array([[0, 1], [0, 1], [0, 1], [0, 1]]), "1-D"),
+    (np.ones((1001, 2)), np.arange(1001) / 7, "1001 distinct labels"),  # a continuous column
 ])
 def test_bad_input_is_one_user_error(X, y, needle):
     with pytest.raises(UserError, match=needle):
@@ -138,6 +139,8 @@ def test_fewer_rows_than_classes_is_refused():
         detect_direction(X, np.array([0, 1, 2]), n_classes=5)
     with pytest.raises(UserError, match="integers in 0..1"):
         detect_direction(X, np.array([0, 1, 2]), n_classes=2)
+    with pytest.raises(UserError, match="n_classes must be in 2..1000"):
+        detect_direction(X, np.array([0, 1, 2]), n_classes=2**63 - 1)
 
 
 def test_declared_classes_absent_from_the_labels_still_count():

@@ -13,33 +13,45 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Causal or anticausal (RoCA, ICLR 2025): tell from noisily labelled data whether the "
                        "features cause the label (X→Y) or the label causes the features (Y→X).",
                   no_args_is_help=True, add_completion=False)
 
+MAX_RATES = 50
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+@app.callback()
+def main() -> None:
+    """Causal or anticausal (RoCA, Yao et al., ICLR 2025)."""
+
 
 def _parse_rates(raw: str) -> tuple[float, ...]:
     try:
-        return tuple(float(r) for r in raw.split(",") if r.strip())
+        rates = tuple(float(r) for r in raw.split(",") if r.strip())
     except ValueError:
-        raise UserError(f"--rates: not a comma-separated list of numbers: {raw!r}") from None
+        raise UserError(f"--rates: not a comma-separated list of numbers: {raw[:60]!r}") from None
+    if len(rates) > MAX_RATES:
+        raise UserError(f"--rates: at most {MAX_RATES} rates, got {len(rates)}")
+    return rates
 
 
-def _load_npy(path: Path, option: str):
+def _load_labels(path: Path):
+    """Labels from a .npy: numbers, booleans or strings (core's read_array takes numbers only)."""
     import numpy as np
 
-    if not path.is_file():
-        raise UserError(f"{option}: file not found: {path}")
-    try:
-        return np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as e:
-        raise UserError(f"{option}: cannot read {path} as .npy: {str(e).splitlines()[0]}") from None
+    from iclr25.core.io import read_array
 
-
-def _check_writable(path: Path, option: str) -> None:
-    if not path.parent.exists():
-        raise UserError(f"{option}: folder {path.parent} does not exist")
+    if path.suffix == ".npy" and path.is_file():
+        try:
+            a = np.load(path, allow_pickle=False)
+        except Exception:  # read_array below names the problem
+            a = None
+        if isinstance(a, np.ndarray) and a.dtype.kind in "US" and a.size:
+            return a
+    return read_array(path, "--y")
 
 
 @app.command()
@@ -54,17 +66,18 @@ def detect(
     noise: Annotated[str, typer.Option(help="kind of injected noise: idn | sym | pair")] = "idn",
     rates: Annotated[str, typer.Option(help="injected noise rates, comma-separated, each in [0, 1)")]
     = "0,0.1,0.2,0.3,0.4",
-    reps: Annotated[int, typer.Option(help="injections per rate")] = 3,
+    reps: Annotated[int, count("injections per rate", 1000)] = 3,
     decision: Annotated[str, typer.Option(help="effect (normalised slope >= threshold) | ttest (p < alpha)")]
     = "effect",
     threshold: Annotated[float, typer.Option(help="normalised slope at or above which the data is called "
                                                   "anticausal")] = 0.33,
     alpha: Annotated[float, typer.Option(help="significance level for --decision ttest")] = 0.05,
-    seed: Annotated[int, typer.Option(help="random seed (k-means and injections)")] = 0,
-    n_classes: Annotated[int | None, typer.Option(help="number of classes when some never occur in the "
-                                                       "labels (labels must then be 0..C-1; default: the "
-                                                       "distinct labels)")] = None,
-    plot: Annotated[Path | None, typer.Option(help="save the disagreement curve to this PNG")] = None,
+    seed: Seed = 0,
+    n_classes: Annotated[int | None, count("number of classes when some never occur in the labels (labels "
+                                           "must then be 0..C-1; default: the distinct labels)", 1000, low=2)]
+    = None,
+    plot: Annotated[Path | None, typer.Option(help="save the disagreement curve to this .png, .pdf or .svg")]
+    = None,
     baselines: Annotated[bool, typer.Option(help="also run the fast baselines (CDNL, cluster agreement, "
                                                  "RECI, IGCI)")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print one JSON object instead of text")] = False,
@@ -74,15 +87,16 @@ def detect(
     from iclr25.causal_direction.data import load_table
     from iclr25.causal_direction.pseudo_labels import parse_embed
     from iclr25.causal_direction.roca import RoCAConfig, detect_direction
+    from iclr25.core.io import output_path, read_array
     from iclr25.core.runtime import pin_threads
 
     pin_threads()
-    if seed < 0:
-        raise UserError(f"--seed must be >= 0, got {seed}")
+    finite(threshold, "--threshold", 0.0, 1.0)
+    finite(alpha, "--alpha", 0.0, 1.0, low_open=True)
     config = RoCAConfig(_parse_rates(rates), noise, reps, decision, threshold, alpha, 10, seed)
     parse_embed(embed)
     if plot is not None:
-        _check_writable(plot, "--plot")
+        output_path(plot, "--plot", PLOT_SUFFIXES)
     if csv is not None:
         if x_npy is not None or y_npy is not None:
             raise UserError("give either a CSV file with --label, or --X and --y, not both")
@@ -90,7 +104,7 @@ def detect(
             raise UserError("--label: name the column of the CSV that holds the noisy labels")
         X, y, _ = load_table(csv, label)
     elif x_npy is not None and y_npy is not None:
-        X, y = _load_npy(x_npy, "--X"), _load_npy(y_npy, "--y")
+        X, y = read_array(x_npy, "--X"), _load_labels(y_npy)
     else:
         raise UserError("no data: give a CSV file with --label, or --X X.npy --y y.npy")
 

@@ -21,6 +21,8 @@ TRUTH: dict[str, str | None] = {
 }
 KEEL_SETS = ("chess", "splice", "optdigits", "penbased", "twonorm", "wine", "wdbc", "iris", "pima")
 MEAN_SEPARATION = 4.0  # spec: anticausal class means 4 apart
+MAX_CATEGORIES = 1000  # a text column with more distinct values is an ID or free text, not a category
+MAX_CELLS = 200_000_000  # rows × encoded columns (1.6 GB of float64): refuse rather than run out of memory
 
 
 @dataclass
@@ -136,9 +138,16 @@ def encode_features(df: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
             cols.append(num.to_numpy(float)[:, None])
             names.append(str(c))
         else:
+            n_values = s.astype(str).nunique()
+            if n_values > MAX_CATEGORIES:
+                raise UserError(f"column {c!r} has {n_values} distinct non-numeric values (at most "
+                                f"{MAX_CATEGORIES} are one-hot encoded); drop it if it is an ID or free text")
             dummies = pd.get_dummies(s.astype(str), prefix=str(c), prefix_sep="=")
             cols.append(dummies.to_numpy(float))
             names += list(dummies.columns)
+        if len(df) * len(names) > MAX_CELLS:
+            raise UserError(f"{len(df)} rows × {len(names)}+ encoded columns is more than {MAX_CELLS:,} "
+                            "values; drop or reduce the categorical columns")
     if not cols:
         raise UserError("no feature columns")
     return np.hstack(cols), names
@@ -146,16 +155,14 @@ def encode_features(df: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
 
 def load_table(path: str | Path, label: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(X, y, feature names) from a CSV with a header row; `label` names the noisy-label column."""
+    from iclr25.core.io import read_csv
+
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"file not found: {path}")
-    try:
-        df = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise UserError(f"cannot parse {path}: {str(e).splitlines()[0]}") from None
+    df = read_csv(path, "CSV")
+    label = " ".join(str(label).split())  # read_csv normalises the spaces in column names
     if label not in df.columns:
-        raise UserError(f"--label: column {label!r} not in {path.name} "
-                        f"(columns: {', '.join(map(str, df.columns))})")
+        shown = ", ".join(str(c)[:40] for c in df.columns[:20]) + (", ..." if len(df.columns) > 20 else "")
+        raise UserError(f"--label: column {label[:60]!r} not in {path.name} (columns: {shown})")
     y = df[label]
     if y.isna().any():
         raise UserError(f"label column {label!r} has missing values (first at row {_first(y.isna())})")

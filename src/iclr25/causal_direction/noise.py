@@ -74,11 +74,11 @@ def _idn(X: np.ndarray | None, y: np.ndarray, rate: float, C: int, rng: np.rando
     X = np.asarray(X, dtype=float).reshape(len(y), -1)  # (n, d)
     n, d = X.shape
     q = np.clip(rng.normal(rate, IDN_RATE_SD, size=n), 0.0, 1.0)  # per-sample flip rate
-    W = rng.standard_normal((C, d, C))  # one d×C projection per source class
     logits = np.empty((n, C))
-    for c in range(C):
+    for c in range(C):  # one d×C projection W_c per source class, drawn in turn (memory d·C, not d·C²)
+        W_c = rng.standard_normal((d, C))
         rows = y == c
-        logits[rows] = X[rows] @ W[c]  # (n_c, C)
+        logits[rows] = X[rows] @ W_c  # (n_c, C)
     logits[np.arange(n), y] = -np.inf  # never flip to the own class
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)

@@ -28,6 +28,7 @@ from iclr25.causal_direction.pseudo_labels import (
 from iclr25.core.errors import UserError
 
 DECISIONS = ("effect", "ttest")
+MAX_CLASSES = 1000  # more distinct labels than this is a continuous or ID column, not classes
 
 
 @dataclass(frozen=True)
@@ -120,13 +121,16 @@ def check_xy(X, y, n_classes: int | None = None) -> tuple[np.ndarray, np.ndarray
     if n_classes is None:
         classes, codes = np.unique(y, return_inverse=True)
     else:
-        if int(n_classes) < 2:
-            raise UserError(f"n_classes must be >= 2, got {n_classes}")
+        if not 2 <= int(n_classes) <= MAX_CLASSES:
+            raise UserError(f"n_classes must be in 2..{MAX_CLASSES}, got {n_classes}")
         if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= n_classes:
             raise UserError(f"with n_classes={n_classes}, y must hold integers in 0..{n_classes - 1}")
         classes, codes = np.arange(int(n_classes)), y
     if len(classes) < 2:
         raise UserError(f"y has a single class ({classes[0]!r}); a direction needs at least 2 classes")
+    if len(classes) > MAX_CLASSES:
+        raise UserError(f"y has {len(classes)} distinct labels (at most {MAX_CLASSES} classes); is the label "
+                        "column continuous or an ID?")
     if len(y) < len(classes):
         raise UserError(f"fewer rows ({len(y)}) than classes ({len(classes)})")
     return X, codes.astype(np.int64), classes
