@@ -10,6 +10,12 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.options import Seed, count, finite
+
+MAX_L = 10_000  # characters (test, distance) or tokens (simulate) per completion
+MAX_B = 100_000  # permutations / null simulations
+MAX_PER_PROMPT = 10_000  # completions sampled per prompt
+MAX_PROMPTS = 400  # the task's prompts are openings of the 401 held-out KJV verses of >= 20 words
 
 app = typer.Typer(help="Model equality testing: is this API serving the model it claims?",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -20,10 +26,10 @@ def test(
     ref: Annotated[Path, typer.Option(help="reference completions (JSONL: prompt, completion)")],
     api: Annotated[Path, typer.Option(help="the API's completions to the same prompts (JSONL)")],
     kernel: Annotated[str, typer.Option(help="hamming | all_substrings | onehot | l1 | chi2")] = "hamming",
-    L: Annotated[int | None, typer.Option("--L", help="pad/truncate completions to L characters "  # noqa: N803
-                                                        "(default: the longest)")] = None,
-    b: Annotated[int, typer.Option(help="permutations or null simulations")] = 1000,
-    alpha: Annotated[float, typer.Option(help="test level")] = 0.05,
+    L: Annotated[int | None, count("pad/truncate completions to L characters (default: the longest)",  # noqa: N803
+                                   MAX_L, flag="--L")] = None,
+    b: Annotated[int, count("permutations or null simulations", MAX_B)] = 1000,
+    alpha: Annotated[float, typer.Option(help="test level, in (0, 1)")] = 0.05,
     pvalue: Annotated[str, typer.Option(help="permutation | null (simulate from --ref; needs 2x the "
                                                  "API's samples per prompt)")] = "permutation",
     composite: Annotated[list[Path] | None, typer.Option(
@@ -31,11 +37,12 @@ def test(
     denominator: Annotated[str, typer.Option(
         help="MMD normalisation: pairs (official code: each sum over its same-prompt pairs) | paper "
              "(Eq. 4: N(N-1), NM)")] = "pairs",
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """Test H0: the API samples from the reference model (same completion distribution per prompt)."""
     from iclr25.model_equality.encoding import read_jsonl, samples_from_rows
     from iclr25.model_equality.pvalues import PVALUE_METHODS, pool_test, two_sample_test
+    finite(alpha, "--alpha", 0.0, 1.0, low_open=True)
     stat = _statistic(kernel, denominator)
     if pvalue not in PVALUE_METHODS:
         raise UserError(f"unknown --pvalue {pvalue!r}; choose from {', '.join(PVALUE_METHODS)}")
@@ -73,7 +80,7 @@ def distance(
     a: Annotated[Path, typer.Argument(help="JSONL completions")],
     b: Annotated[Path, typer.Argument(help="JSONL completions to the same prompts")],
     kernel: Annotated[str, typer.Option(help="hamming | all_substrings | onehot")] = "hamming",
-    L: Annotated[int | None, typer.Option("--L", help="completion length (default: the longest)")] = None,  # noqa: N803
+    L: Annotated[int | None, count("completion length (default: the longest)", MAX_L, flag="--L")] = None,  # noqa: N803
 ) -> None:
     """Effect size: sqrt(MMD^2) between two sets of completions (0 = indistinguishable)."""
     from iclr25.model_equality.encoding import read_jsonl, samples_from_rows
@@ -105,17 +112,18 @@ def simulate(
     ] = "watermark",
     reference: Annotated[str, typer.Option(help="smollm2 (SmolLM2-135M-Instruct) | tinygpt (trained here "
                                                 "on the KJV)")] = "smollm2",
-    prompts: Annotated[int, typer.Option(help="number of prompts (openings of KJV verses)")] = 10,
-    n_ref: Annotated[int, typer.Option(help="reference completions per prompt")] = 40,
-    n_api: Annotated[int, typer.Option(help="API completions per prompt")] = 20,
-    L: Annotated[int, typer.Option("--L", help="tokens per completion")] = 50,  # noqa: N803
+    prompts: Annotated[int, count("number of prompts (openings of held-out KJV verses)", MAX_PROMPTS)] = 10,
+    n_ref: Annotated[int, count("reference completions per prompt", MAX_PER_PROMPT)] = 40,
+    n_api: Annotated[int, count("API completions per prompt", MAX_PER_PROMPT)] = 20,
+    L: Annotated[int, count("tokens per completion", MAX_L, flag="--L")] = 50,  # noqa: N803
     profile: Annotated[str, typer.Option(help="model settings of a profile: smoke (a tiny TinyGPT) | quick | "
                                               "full")] = "quick",
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """Sample JSONL completions (text) from a reference model and one distortion of it (a demo API)."""
     from dataclasses import replace
 
+    from iclr25.core.io import output_dir
     from iclr25.core.runtime import pin_threads
     from iclr25.model_equality.corpus import prompts as task_prompts
     from iclr25.model_equality.endpoints import ENDPOINTS, REFERENCES, endpoint_model, reference_model
@@ -124,15 +132,12 @@ def simulate(
         raise UserError(f"unknown --endpoint {endpoint!r}; choose from {', '.join(ENDPOINTS[1:])}")
     if reference not in REFERENCES:
         raise UserError(f"unknown --reference {reference!r}; choose from {', '.join(REFERENCES)}")
-    for name, v in (("prompts", prompts), ("n-ref", n_ref), ("n-api", n_api), ("L", L)):
-        if v < 1:
-            raise UserError(f"--{name} must be >= 1, got {v}")
+    output_dir(out, "--out folder")
     models = replace(_profile(profile)[1].models, reference=reference)
     pin_threads()
     task = task_prompts(prompts)
     ref = reference_model(models)
     api = endpoint_model(endpoint, ref, models)
-    out.mkdir(parents=True, exist_ok=True)
     for fname, name, model, n in (("ref.jsonl", "ref", ref, n_ref), ("api.jsonl", endpoint, api, n_api)):
         texts = model.generate([p for p in task for _ in range(n)], max_new_tokens=L,
                                seed=pool_seed(seed, name))
@@ -152,13 +157,10 @@ def power(
                          ] = None,
     test_name: Annotated[str, typer.Option("--test", help="hamming | onehot | l1 | chi2")] = "hamming",
     denominator: Annotated[str, typer.Option(help="pairs (official) | paper (Eq. 4)")] = "pairs",
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """Monte-Carlo power of a test against every distortion of the reference model, with each
     distortion's per-token TV distance (pools are cached, so a second call only re-tests)."""
-    import tomllib
-    from dataclasses import fields, replace
-
     from iclr25.core.runtime import RunContext
     from iclr25.model_equality.corpus import prompts
     from iclr25.model_equality.endpoints import REFERENCES
@@ -171,21 +173,7 @@ def power(
     if reference not in REFERENCES:
         raise UserError(f"unknown --reference {reference!r}; choose from {', '.join(REFERENCES)}")
     if config is not None:
-        if not config.is_file():
-            raise UserError(f"{config}: no such file")
-        try:
-            raw = tomllib.loads(config.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise UserError(f"{config}: not valid TOML ({e})") from None
-        known = {f.name for f in fields(cfg)} - {"models"}
-        bad = sorted(set(raw) - known)
-        if bad:
-            raise UserError(f"{config}: unknown field {bad[0]!r}; known: {', '.join(sorted(known))}")
-        raw = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
-        try:
-            cfg = replace(cfg, **raw)
-        except (ValueError, TypeError) as e:
-            raise UserError(f"{config}: {e}") from None
+        cfg = _study_config(config, cfg)
     ctx = RunContext(seed=seed, profile=profile)
     s = run_study(cfg, reference, prompts(cfg.m), ctx)
     typer.echo(f"power of {test_name} ({denominator if test_name in ('hamming', 'onehot') else '-'}) at "
@@ -196,3 +184,39 @@ def power(
         tv = s.tv.get(name, 0.0)
         row = [s.at(test_name, n, denominator=denominator)[name] for n in cfg.n_per_prompt]
         typer.echo(f"{name:<10}  {tv:8.2e}  " + "  ".join(f"{p:7.2f}" for p in row))
+
+
+def _study_config(path: Path, base):
+    """The profile's StudyConfig with the fields of a TOML file, each checked for type and range."""
+    import tomllib
+    from dataclasses import fields, replace
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"--config file not found: {path}") from None
+    except IsADirectoryError:
+        raise UserError(f"--config is a folder, expected a TOML file: {path}") from None
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise UserError(f"{path}: not a readable TOML file ({' '.join(str(e).split())[:120]})") from None
+    known = {f.name: getattr(base, f.name) for f in fields(base) if f.name != "models"}
+    bad = sorted(set(raw) - set(known))
+    if bad:
+        raise UserError(f"{path}: unknown field {bad[0][:40]!r}; known: {', '.join(sorted(known))}")
+    values = {}
+    for k, v in raw.items():
+        default = known[k]
+        if isinstance(default, tuple):
+            ok = isinstance(v, list) and v and all(isinstance(x, type(default[0])) and not isinstance(x, bool)
+                                                   for x in v)
+            v = tuple(v) if ok else v
+        else:
+            ok = isinstance(v, int | float) and not isinstance(v, bool) if isinstance(default, float) else \
+                isinstance(v, type(default)) and not isinstance(v, bool)
+        if not ok:
+            like = list(default) if isinstance(default, tuple) else default
+            raise UserError(f"{path}: {k} must be like {like!r}, got {str(v)[:40]!r}")
+        values[k] = v
+    try:
+        return replace(base, **values)
+    except ValueError as e:
+        raise UserError(f"{path}: {e}") from None

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.core.errors import UserError
+
 HOLDOUT_EVERY = 50  # every 50th verse is held out of training; prompts come only from those
 PROMPT_WORDS = 12  # a prompt is the first 12 words of a held-out verse of at least 20 words
 PROMPT_SEED = 20250407  # one fixed task: quick and full share prompts (and so their cached pools)
@@ -32,7 +34,7 @@ def prompts(m: int) -> list[str]:
             and len(v.split()) >= 20]
     order = np.random.default_rng(PROMPT_SEED).permutation(len(held))
     if m > len(held):
-        raise ValueError(f"only {len(held)} held-out verses for {m} prompts")
+        raise UserError(f"only {len(held)} held-out verses: at most {len(held)} prompts, got {m}")
     return [" ".join(held[i].split()[:PROMPT_WORDS]) for i in order[:m]]
 
 

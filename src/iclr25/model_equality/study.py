@@ -45,6 +45,22 @@ class StudyConfig:
     models: ModelConfig = ModelConfig()
 
     def __post_init__(self) -> None:
+        for name, hi in (("m", 400), ("L", 1000), ("pool", 100_000), ("sims", 100_000), ("fpr_sims", 100_000),
+                         ("b", 100_000), ("perm_sims", 100_000), ("perm_b", 100_000), ("audit_reps", 10_000),
+                         ("gen_batch", 4096), ("headline_n", 10_000)):
+            if not 1 <= getattr(self, name) <= hi:
+                raise ValueError(f"{name} must be in [1, {hi}], got {getattr(self, name)}")
+        for name in ("alpha", "audit_alpha"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must be in (0, 1), got {getattr(self, name)}")
+        for name in ("L_sweep", "n_per_prompt"):
+            v = getattr(self, name)
+            if not v or min(v) < 1 or list(v) != sorted(set(v)):
+                raise ValueError(f"{name} must be increasing integers >= 1, got {list(v)}")
+        unknown = sorted(set(self.distortions) - set(DISTORTIONS))
+        if unknown or not self.distortions or len(set(self.distortions)) != len(self.distortions):
+            raise ValueError(f"distortions must be distinct names from {', '.join(DISTORTIONS)}, got "
+                             f"{list(self.distortions)}")
         if self.pool < 10 * max(self.n_per_prompt):
             raise ValueError(f"pool {self.pool} < 10 x the largest N/m {max(self.n_per_prompt)}")
         if max(self.L_sweep) != self.L:

@@ -5,11 +5,15 @@ import json
 from ..spec import Spec
 
 SPECS = [
-    Spec("model_equality test", {"ref": "{ref}", "api": "{api}", "b": "50"}),
-    Spec("model_equality distance", {"a": "{ref}", "b": "{api}"}),
-    Spec("model_equality simulate", {"out": "{tmp}", "profile": "smoke", "prompts": "2", "n_ref": "4",
-                                     "n_api": "2", "L": "5"}),
-    Spec("model_equality power", {"profile": "smoke"}),
+    Spec("model_equality test", {"ref": "{ref}", "api": "{api}", "b": "50", "kernel": "hamming",
+                                 "denominator": "pairs", "pvalue": "permutation", "alpha": "0.05"}),
+    Spec("model_equality distance", {"a": "{ref}", "b": "{api}", "kernel": "hamming"}),
+    # the smoke profile's TinyGPT (trained in seconds, then cached) keeps each call about a second
+    Spec("model_equality simulate", {"out": "{tmp}", "profile": "smoke", "reference": "tinygpt",
+                                     "endpoint": "int8", "prompts": "2", "n_ref": "4", "n_api": "2",
+                                     "L": "5"}),
+    Spec("model_equality power", {"config": "{study}", "profile": "smoke", "test_name": "hamming",
+                                  "denominator": "pairs"}),
 ]
 
 
@@ -22,4 +26,6 @@ def valid(d):
                     f.write(json.dumps({"prompt": f"p{p}", "completion": completion}) + "\n")
     write("ref.jsonl", 8, 0)
     write("api.jsonl", 4, 1)
-    return {"ref": str(d / "ref.jsonl"), "api": str(d / "api.jsonl")}
+    (d / "study.toml").write_text("sims = 5\nfpr_sims = 5\nb = 20\nn_per_prompt = [1]\nheadline_n = 1\n"
+                                  "perm_sims = 2\nperm_b = 10\naudit_reps = 1\n")
+    return {"ref": str(d / "ref.jsonl"), "api": str(d / "api.jsonl"), "study": str(d / "study.toml")}

@@ -1,0 +1,113 @@
+"""Generation throughput of the power study's models, measured first to size the study (issue #14).
+
+1. SmolLM2-135M load time: cold (parse + dequantise the GGUF, write the cache) vs warm (read the cache).
+2. Batched sampling with the KV cache (temperature 1, 32 new tokens after a 16-token KJV prompt):
+   tokens/s at batch 1, 32, 128, 200 on 1 thread, and batch 128 on 2 threads; ratios to batch 1.
+3. Peer: transformers' LlamaForCausalLM.generate (its KV cache, sampling) on the same weights, batch 32.
+4. The TinyGPT (the swapped model / second reference) at batch 200.
+
+Run under the shared lock (about 4 CPU-minutes):
+    flock /tmp/iclr25-heavy.lock .venv/bin/python benchmarks/model_equality/bench_generation.py
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+PROMPT = "And Boaz said unto the elders, and unto all the people, Ye are witnesses this day"
+
+
+def load_times() -> tuple[float, float]:
+    """(cold, warm) wall seconds of small_lm() in fresh processes (cold: an empty cache folder)."""
+    code = ("import time; t = time.perf_counter(); from iclr25.core.models import small_lm; small_lm(); "
+            "print(time.perf_counter() - t)")
+    out = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "ICLR25_CACHE": cache, "ICLR25_THREADS": "1"}
+        for _ in range(2):  # the first call fills the cache, the second reads it
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                               check=True)
+            out.append(float(r.stdout.strip().splitlines()[-1]))
+    return out[0], out[1]
+
+
+def tokens_per_s(model, batch: int, new: int = 32) -> float:
+    ids = model.tokenizer.encode(PROMPT)
+    t = time.perf_counter()
+    out = model.generate_ids([ids] * batch, max_new_tokens=new, seed=1, batch=batch, stop_at_eos=False)
+    return sum(map(len, out)) / (time.perf_counter() - t)
+
+
+def transformers_tokens_per_s(model, batch: int, new: int = 32) -> float | None:
+    """transformers' generate on our weights (GGUF rotary rows un-permuted), or None without it."""
+    try:
+        import transformers
+    except ImportError:
+        return None
+    import torch
+    c = model.cfg
+    hf = transformers.LlamaForCausalLM(transformers.LlamaConfig(
+        vocab_size=c.vocab_size, hidden_size=c.d_model, intermediate_size=c.d_ff, num_hidden_layers=c.n_layer,
+        num_attention_heads=c.n_head, num_key_value_heads=c.n_kv_head, rms_norm_eps=c.norm_eps,
+        rope_theta=c.rope_base, tie_word_embeddings=True)).eval()
+
+    def halves(w, heads):
+        return w.reshape(heads, c.head_dim // 2, 2, -1).transpose(1, 2).reshape(w.shape)
+
+    state = {"model.embed_tokens.weight": model.embed.weight, "lm_head.weight": model.embed.weight,
+             "model.norm.weight": model.norm.weight}
+    for i, b in enumerate(model.blocks):
+        p = f"model.layers.{i}."
+        state |= {p + "self_attn.q_proj.weight": halves(b.attn.q.weight, c.n_head),
+                  p + "self_attn.k_proj.weight": halves(b.attn.k.weight, c.n_kv_head),
+                  p + "self_attn.v_proj.weight": b.attn.v.weight,
+                  p + "self_attn.o_proj.weight": b.attn.o.weight,
+                  p + "mlp.gate_proj.weight": b.mlp.gate.weight, p + "mlp.up_proj.weight": b.mlp.up.weight,
+                  p + "mlp.down_proj.weight": b.mlp.down.weight,
+                  p + "input_layernorm.weight": b.attn_norm.weight,
+                  p + "post_attention_layernorm.weight": b.ffn_norm.weight}
+    hf.load_state_dict(state, strict=True)
+    ids = torch.tensor([model.tokenizer.encode(PROMPT)] * batch)
+    t = time.perf_counter()
+    with torch.no_grad():
+        out = hf.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new, min_new_tokens=new,
+                          do_sample=True, temperature=1.0, top_p=1.0, top_k=0, pad_token_id=2)
+    return (out.shape[1] - ids.shape[1]) * batch / (time.perf_counter() - t)
+
+
+def main() -> None:
+    import torch
+
+    from iclr25.core.models import small_lm
+    from iclr25.core.runtime import pin_threads
+    cold, warm = load_times()
+    print(f"SmolLM2 load: cold {cold:.1f} s, warm {warm:.1f} s (cold / warm = {cold / warm:.1f}x)",
+          flush=True)
+    pin_threads(1)
+    lm = small_lm()
+    rates = {b: tokens_per_s(lm, b) for b in (1, 32, 128, 200)}
+    for b, r in rates.items():
+        print(f"SmolLM2 sampling, 1 thread, batch {b:>3}: {r:6.1f} tok/s ({r / rates[1]:.1f}x batch 1)",
+              flush=True)
+    torch.set_num_threads(2)
+    r2 = tokens_per_s(lm, 128)
+    print(f"SmolLM2 sampling, 2 threads, batch 128: {r2:6.1f} tok/s ({r2 / rates[128]:.2f}x 1 thread)",
+          flush=True)
+    torch.set_num_threads(1)
+    peer = transformers_tokens_per_s(lm, 32)
+    if peer is not None:
+        print(f"transformers generate, 1 thread, batch 32: {peer:6.1f} tok/s (ours / transformers = "
+              f"{rates[32] / peer:.2f}x)", flush=True)
+    from iclr25.model_equality.endpoints import ModelConfig, swap_model
+    gpt = swap_model(ModelConfig())
+    rg = tokens_per_s(gpt, 200)
+    print(f"TinyGPT ({gpt.n_params / 1e6:.1f}M params) sampling, 1 thread, batch 200: {rg:7.0f} tok/s "
+          f"({rg / rates[200]:.0f}x SmolLM2)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
