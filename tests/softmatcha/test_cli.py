@@ -121,7 +121,7 @@ def test_corrupted_index_exits_two(capsys, corpus, tmp_path):
     (bad / "postings.bin").write_bytes(bytes(raw))
     code, _, err = cli(capsys, "search", str(bad), "king")
     assert code == 2
-    assert err.strip() == f"iclr25: error: corrupted index {bad}: checksum mismatch in postings.bin"
+    assert err.strip() == f"iclr25: error: corrupted index {bad}: checksum mismatch in postings.bin (CRC-32)"
 
 
 def test_index_with_word2vec_file_and_moses(capsys, corpus, tmp_path):
@@ -134,7 +134,7 @@ def test_index_with_word2vec_file_and_moses(capsys, corpus, tmp_path):
     code, out, _ = cli(capsys, "search", str(tmp_path / "w.smidx"), "queen of england", "-t", "0.9", "-o")
     assert code == 0 and "king of Israel" in out.splitlines()
     code, out, _ = cli(capsys, "info", str(tmp_path / "w.smidx"), "--verify")
-    assert code == 0 and "moses-lower-v1" in out and "checksums OK" in out
+    assert code == 0 and "moses-v2" in out and "SHA-256 of every file OK" in out
 
 
 def test_index_refuses_to_overwrite_without_force(capsys, corpus):

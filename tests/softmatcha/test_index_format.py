@@ -75,9 +75,9 @@ def test_tokenizer_is_recorded_and_used_for_patterns(tiny_emb, tmp_path):
     pytest.importorskip("sacremoses")
     idx = Index.from_lines(["the king's men", "don't"], tmp_path / "m", embeddings=tiny_emb,
                            tokenizer="moses")
-    assert idx.meta["tokenizer"] == "moses-lower-v1"
+    assert idx.meta["tokenizer"] == "moses-v2"
     again = Index.load(tmp_path / "m", embeddings=tiny_emb)
-    assert again.tokenizer.name == "moses-lower-v1"
+    assert again.tokenizer.name == "moses-v2"
     assert again.count("king's men", 1.0) == 1  # the pattern goes through the same tokenizer
 
 

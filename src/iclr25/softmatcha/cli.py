@@ -24,9 +24,11 @@ app = typer.Typer(help="SoftMatcha: soft (embedding-aware) grep over corpora.", 
                   add_completion=False, pretty_exceptions_enable=False)
 
 KJV = "kjv"  # names the built-in default corpus (King James Bible, Debian bible-kjv)
+MAX_WIDTH = 10_000
 
 Threshold = Annotated[str | None, typer.Option(
-    "--threshold", "-t", help="alpha in [0,1] for every token, or one per token: 1.0,0.7,0.7 (1 = exact)")]
+    "--threshold", "-t", help="alpha in [0,1] for every token, or one per token: 1.0,0.7,0.7 (1 = exact); "
+                              "default 0.8 (GloVe 50-d; the paper's 0.5 is for 300-d vectors)")]
 LineNumber = Annotated[bool, typer.Option("--line-number", "-n", help="prefix each line with its number")]
 WithFilename = Annotated[bool, typer.Option("--with-filename", "-H", help="prefix each line with its file")]
 OnlyMatching = Annotated[bool, typer.Option("--only-matching", "-o", help="print only the matched parts")]
@@ -35,12 +37,19 @@ CountMatches = Annotated[bool, typer.Option("--count-matches", help="print the n
 Json = Annotated[bool, typer.Option("--json", help="one JSON object per match (JSON lines)")]
 Kwic = Annotated[bool, typer.Option("--kwic", help="key-word-in-context view: left | key | right")]
 Sort = Annotated[str, typer.Option("--sort", help="KWIC order: none, left or right (context)")]
-Width = Annotated[int, typer.Option("--width", help="KWIC context width in characters")]
+Width = Annotated[int, typer.Option("--width", min=0, max=MAX_WIDTH,
+                                    help="KWIC context width in characters each side (0: none)")]
 Variants = Annotated[bool, typer.Option("--variants", help="table of distinct matched strings")]
 MaxCount = Annotated[int | None, typer.Option("--max-count", "-m", help="stop after this many matches")]
 Color = Annotated[str, typer.Option("--color", help="auto, always or never")]
 Stats = Annotated[bool, typer.Option("--stats", help="print hits and search time to stderr")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="print nothing; the exit code says if found")]
+Hidden = Annotated[bool, typer.Option("--hidden", help="also read hidden files and folders (.git/...) when "
+                                                       "walking folders")]
+Binary = Annotated[bool, typer.Option("--binary", help="also read binary files (NUL bytes); skipped with a "
+                                                       "warning by default")]
+TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="glove (default: GloVe-compatible, king's -> "
+                                                               "king 's), moses or word")]
 
 
 def _thresholds(raw: str | None) -> float | list[float] | None:
@@ -54,12 +63,12 @@ def _thresholds(raw: str | None) -> float | list[float] | None:
     return vals[0] if len(vals) == 1 else vals
 
 
-def _index_for(path: str):
-    from iclr25.softmatcha.index import Index
+def _index_for(path: str, verify: str = "auto"):
     if path == KJV and not Path(path).exists():
         from iclr25.softmatcha.demo import kjv_index
-        return kjv_index()
-    return Index.load(path)
+        return kjv_index(verify=verify)
+    from iclr25.softmatcha.index import Index
+    return Index.load(path, verify=verify)
 
 
 def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_matching: bool, count: bool,
@@ -127,12 +136,14 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
 
 @app.command()
 def index(
-    files: Annotated[list[Path], typer.Argument(help="text files or folders (one document line per line)")],
+    files: Annotated[list[Path], typer.Argument(help="text files or folders (one document line per line); "
+                                                     "- reads standard input")],
     output: Annotated[Path, typer.Option("--output", "-o", help="index folder to write")],
     emb: Annotated[str, typer.Option("--emb", help="glove-6b-50d, minilm-l6-input or a word2vec text file")
                    ] = "glove-6b-50d",
-    tokenizer: Annotated[str, typer.Option("--tokenizer", help="word (default) or moses")] = "word",
+    tokenizer: TokenizerOpt = "glove",
     force: Annotated[bool, typer.Option("--force", "-f", help="replace an existing index")] = False,
+    hidden: Hidden = False, binary: Binary = False,
 ) -> None:
     """Build an index folder from FILES (atomic: an interrupted build leaves nothing that loads)."""
     import warnings
@@ -140,7 +151,8 @@ def index(
     from iclr25.softmatcha.index import Index
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        idx = Index.build(output, files=files, embeddings=emb, tokenizer=tokenizer, overwrite=force)
+        idx = Index.build(output, files=files, embeddings=emb, tokenizer=tokenizer, overwrite=force,
+                          hidden=hidden, binary=binary)
     for w in caught:
         typer.echo(f"iclr25: warning: {w.message}", err=True)
     bpt = idx.bytes_per_token()
@@ -170,14 +182,14 @@ def search(
 @app.command()
 def grep(
     pattern: Annotated[str, typer.Argument(help="the pattern")],
-    files: Annotated[list[Path], typer.Argument(help="files or folders to scan")],
+    files: Annotated[list[Path], typer.Argument(help="files or folders to scan; - reads standard input")],
     threshold: Threshold = None, line_number: LineNumber = False, with_filename: WithFilename = False,
     only_matching: OnlyMatching = False, count: Count = False, count_matches: CountMatches = False,
     json_out: Json = False, kwic: Kwic = False, sort: Sort = "none", width: Width = 40,
     variants: Variants = False, max_count: MaxCount = None, color: Color = "auto", stats: Stats = False,
     quiet: Quiet = False,
     emb: Annotated[str, typer.Option("--emb", help="embeddings name or word2vec text file")] = "glove-6b-50d",
-    tokenizer: Annotated[str, typer.Option("--tokenizer", help="word or moses")] = "word",
+    tokenizer: TokenizerOpt = "glove", hidden: Hidden = False, binary: Binary = False,
 ) -> None:
     """Soft grep without an index (scans every window; fine for files up to a few million tokens)."""
     import warnings
@@ -186,10 +198,9 @@ def grep(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = soft_grep(pattern, files=files, embeddings=emb, threshold=_thresholds(threshold),
-                        tokenizer=tokenizer)
-    if res.index.meta.get("invalid_utf8_lines"):
-        typer.echo(f"iclr25: warning: {res.index.meta['invalid_utf8_lines']} line(s) had invalid UTF-8 "
-                   "(replaced by U+FFFD)", err=True)
+                        tokenizer=tokenizer, hidden=hidden, binary=binary)
+    for w in res.index.read_warnings:
+        typer.echo(f"iclr25: warning: {w}", err=True)
     _emit(res, line_number=line_number, with_filename=with_filename or len(res.index.meta["sources"]) > 1,
           only_matching=only_matching, count=count, count_matches=count_matches, json_out=json_out,
           kwic=kwic, sort=sort, width=width, variants=variants, max_count=max_count, color=color, stats=stats,
@@ -198,15 +209,16 @@ def grep(
 
 @app.command()
 def info(index_path: Annotated[str, typer.Argument(metavar="INDEX", help="index folder or 'kjv'")],
-         verify: Annotated[bool, typer.Option("--verify", help="check every file's SHA-256")] = False
+         verify: Annotated[bool, typer.Option("--verify", help="check every file's SHA-256 (every load "
+                                                              "checks sizes and CRC-32s)")] = False
          ) -> None:
     """Describe an index (and verify its checksums with --verify)."""
-    from iclr25.softmatcha.index import Index
-    idx = _index_for(index_path) if not verify else Index.load(index_path, verify="full")
+    idx = _index_for(index_path, verify="full" if verify else "auto")
     m = idx.meta
     typer.echo(f"{idx.path}\n  format v{m['version']}, tokenizer {m['tokenizer']}, embeddings "
                f"{m['embeddings']['name']} ({m['embeddings']['fingerprint']})\n  {m['n_tokens']} tokens, "
                f"{m['n_lines']} lines, {m['n_types']} types ({m['n_oov_types']} without embedding), "
                f"{m['invalid_utf8_lines']} lines with invalid UTF-8\n  {idx.bytes_per_token():.2f} B/token "
                f"(+ stored text {idx.bytes_per_token(True) - idx.bytes_per_token():.2f})"
-               + ("\n  checksums OK" if verify else ""))
+               + ("\n  SHA-256 of every file OK" if verify else "")
+               + ("\n  format v1: rebuild it (index --force) to load faster" if m["version"] == 1 else ""))

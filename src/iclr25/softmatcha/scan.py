@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.core.errors import UserError
-from iclr25.softmatcha.build import BuildStats, iter_file_lines
 from iclr25.softmatcha.embeddings import Embeddings
-from iclr25.softmatcha.index import Index, SearchConfig, Thresholds, _expand_files, _resolve_embeddings
+from iclr25.softmatcha.index import Index, SearchConfig, Thresholds, _resolve_embeddings
 from iclr25.softmatcha.index_format import SEP_TOKEN
+from iclr25.softmatcha.inputs import ReadStats, expand_files, read_lines
 from iclr25.softmatcha.results import SearchResult
 from iclr25.softmatcha.search import scan_positions
 from iclr25.softmatcha.tokenize import get_tokenizer
@@ -28,7 +28,7 @@ class MemoryCorpus(Index):
     """An `Index` look-alike held in memory without postings (only what a scan needs)."""
 
     def __init__(self, sources: list[tuple[str, list[str]]], embeddings: Embeddings, tokenizer: str,
-                 config: SearchConfig | None = None, invalid_utf8_lines: int = 0) -> None:
+                 config: SearchConfig | None = None, read: ReadStats | None = None) -> None:
         self.embeddings = embeddings
         self.tokenizer = get_tokenizer(tokenizer)
         self.config = config or SearchConfig()
@@ -50,9 +50,11 @@ class MemoryCorpus(Index):
         self.emb_rows[0] = 0
         self.line_bytes = None
         n_tokens = int(self.tokens.size) - len(self._lines) - 1
+        read = read or ReadStats()
+        self.read_warnings = read.warnings()
         self.meta = {"tokenizer": self.tokenizer.name, "n_tokens": n_tokens,
                      "n_lines": len(self._lines), "n_types": len(self._vocab), "sources": meta_sources,
-                     "has_text": True, "invalid_utf8_lines": invalid_utf8_lines,
+                     "has_text": True, "invalid_utf8_lines": read.invalid_utf8_lines,
                      "embeddings": {"name": embeddings.name, "fingerprint": embeddings.fingerprint}}
         self._first_lines = np.array([s["first_line"] for s in meta_sources], dtype=np.int64)
 
@@ -90,23 +92,27 @@ class MemoryCorpus(Index):
                             warns)
 
 
-def _read_sources(files: Files | None, lines: Iterable[str] | None
-                  ) -> tuple[list[tuple[str, list[str]]], int]:
+def _read_sources(files: Files | None, lines: Iterable[str] | None, hidden: bool, binary: bool
+                  ) -> tuple[list[tuple[str, list[str]]], ReadStats]:
+    stats = ReadStats()
     if (files is None) == (lines is None):
         raise UserError("give exactly one of files= or lines=")
     if lines is not None:
         if isinstance(lines, str):
             lines = lines.splitlines()
-        return [("<lines>", [str(x).replace("\n", " ") for x in lines])], 0
-    stats = BuildStats()
-    out = [(str(p), list(iter_file_lines(p, stats))) for p in _expand_files(files)]  # type: ignore[arg-type]
-    return out, stats.invalid_utf8_lines
+        return [("<lines>", [str(x).replace("\n", " ") for x in lines])], stats
+    paths = expand_files(files, hidden=hidden)  # type: ignore[arg-type]
+    out = [("(standard input)" if str(p) == "-" else str(p), list(read_lines(p, stats, binary)))
+           for p in paths]
+    return [s for s in out if s[0] not in stats.binary_files], stats
 
 
 def soft_grep(pattern: str | Sequence[str], files: Files | None = None, *, lines: Iterable[str] | None = None,
               embeddings: Embeddings | str | None = None, threshold: Thresholds | None = None,
-              tokenizer: str = "word") -> SearchResult:
-    """Search `files` (paths or folders) or `lines` for `pattern` without building an index.
+              tokenizer: str = "glove", hidden: bool = False, binary: bool = False) -> SearchResult:
+    """Search `files` (paths, folders, `-` for standard input) or `lines` for `pattern` without building
+    an index. Folders skip hidden entries unless `hidden`; binary files are skipped unless `binary`
+    (`res.index.read_warnings` says which).
 
     >>> import numpy as np
     >>> emb = Embeddings.from_arrays(["cat", "dog", "car"], np.array([[1, 0], [.9, .3], [0, 1]]))
@@ -114,8 +120,8 @@ def soft_grep(pattern: str | Sequence[str], files: Files | None = None, *, lines
     ...                                      threshold=[1.0, 0.9])]
     ['a dog', 'A Cat']
     """
-    sources, bad = _read_sources(files, lines)
-    corpus = MemoryCorpus(sources, _resolve_embeddings(embeddings), tokenizer, invalid_utf8_lines=bad)
+    sources, read = _read_sources(files, lines, hidden, binary)
+    corpus = MemoryCorpus(sources, _resolve_embeddings(embeddings), tokenizer, read=read)
     return corpus.search(pattern, threshold)
 
 

@@ -1,6 +1,15 @@
-"""Tokenizers shared by pattern and corpus: the default lower-case word tokenizer (`\\w+` runs and single
-punctuation marks, like grep -w's notion of a word) and a Moses-style one (sacremoses). An index records
-which one built it, and the pattern is always tokenized the same way."""
+"""Tokenizers shared by pattern and corpus. An index records which one built it, and the pattern is always
+tokenized the same way.
+
+- `glove` (default): GloVe-compatible. GloVe 6B was trained on Stanford-tokenized, lower-cased text, so a
+  token here is what has a GloVe row: clitics split as the Penn Treebank does (`king's` -> `king` `'s`,
+  `don't` -> `do` `n't`), hyphenated compounds kept whole (`well-known`), numbers with separators kept
+  whole (`1,000`, `3.14`), abbreviations with periods (`u.s.`), `...` and `--`, every other punctuation
+  mark alone.
+- `moses`: Moses (sacremoses), as the official SoftMatcha English pipeline; lower-cased *after* Moses
+  runs, because Moses decides on case (`Israel.` splits its period, `israel.` does not).
+- `word`: `\\w+` runs and single punctuation marks (grep -w's notion of a word); kept to read indexes
+  built before `glove` became the default."""
 
 from __future__ import annotations
 
@@ -9,12 +18,51 @@ from collections.abc import Iterable
 
 from iclr25.core.errors import UserError
 
-_WORD = re.compile(r"\w+|[^\w\s]")
-
 Span = tuple[str, int, int]  # (token, start char, end char) in the original line
 
+_WORD = re.compile(r"\w+|[^\w\s]")
+_CLITIC = r"(?:'(?:s|re|ve|ll|d|m)|n't)(?!\w)"
+_GLOVE = re.compile(
+    r"(?:[^\W\d_]\.){2,}"  # u.s., e.g.
+    r"|\d+(?:[.,]\d+)+"  # 1,000  3.14
+    r"|" + _CLITIC +  # 's 're 've 'll 'd 'm n't
+    r"|\w+?(?=n't(?!\w))"  # do|n't, ca|n't
+    r"|\w+(?:-\w+)*"  # words, hyphenated compounds whole
+    r"|\.\.\.|--"
+    r"|[^\w\s]", re.IGNORECASE)
 
-class WordTokenizer:
+
+class _RegexTokenizer:
+    """Lower-cased tokens from one regular expression; spans point into the original line."""
+
+    name = ""
+    _re: re.Pattern[str]
+
+    def tokenize(self, line: str) -> list[str]:
+        if line.isascii():
+            return self._re.findall(line.lower())
+        return [m.group().lower() for m in self._re.finditer(line)]
+
+    def tokenize_lines(self, lines: Iterable[str]) -> list[list[str]]:
+        return [self.tokenize(line) for line in lines]
+
+    def spans(self, line: str) -> list[Span]:
+        """Tokens with their character spans in `line` (not in its lower-cased copy)."""
+        return [(m.group().lower(), m.start(), m.end()) for m in self._re.finditer(line)]
+
+
+class GloveTokenizer(_RegexTokenizer):
+    """GloVe-compatible (Stanford/PTB-style) lower-cased tokens; the default.
+
+    >>> GloveTokenizer().tokenize("The King's men don't know well-known U.S. facts: 1,000...")
+    ['the', 'king', "'s", 'men', 'do', "n't", 'know', 'well-known', 'u.s.', 'facts', ':', '1,000', '...']
+    """
+
+    name = "glove-lower-v1"
+    _re = _GLOVE
+
+
+class WordTokenizer(_RegexTokenizer):
     """Lower-cased `\\w+` runs; every other non-space character is its own token.
 
     >>> WordTokenizer().tokenize("The King's men, 2 of them.")
@@ -22,37 +70,31 @@ class WordTokenizer:
     """
 
     name = "word-lower-v1"
-
-    def tokenize(self, line: str) -> list[str]:
-        return _WORD.findall(line.lower()) if line.isascii() else [m.group().lower() for m in
-                                                                    _WORD.finditer(line)]
-
-    def tokenize_lines(self, lines: Iterable[str]) -> list[list[str]]:
-        return [self.tokenize(line) for line in lines]
-
-    def spans(self, line: str) -> list[Span]:
-        """Tokens with their character spans in `line` (not in its lower-cased copy)."""
-        return [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(line)]
+    _re = _WORD
 
 
 class MosesTokenizer:
-    """Moses (sacremoses) tokenization, lower-cased, as the official SoftMatcha English pipeline."""
+    """Moses (sacremoses) tokenization as the official SoftMatcha English pipeline, then lower-cased.
 
-    name = "moses-lower-v1"
+    `lower_first=True` reproduces indexes built before version 2 (`moses-lower-v1`), which lower-cased
+    the line before Moses and so kept `israel.` as one token."""
 
-    def __init__(self, lang: str = "en", aggressive_dash_splits: bool = False) -> None:
+    def __init__(self, lang: str = "en", aggressive_dash_splits: bool = False,
+                 lower_first: bool = False) -> None:
         try:
             from sacremoses import MosesTokenizer as _Moses
         except ImportError:
             raise UserError("the moses tokenizer needs sacremoses: pip install sacremoses==0.2.0") from None
         self._tok = _Moses(lang=lang)
         self._dash = aggressive_dash_splits
-        if aggressive_dash_splits:
-            self.name = "moses-lower-dash-v1"
+        self._lower_first = lower_first
+        dash = "-dash" if aggressive_dash_splits else ""
+        self.name = f"moses-lower{dash}-v1" if lower_first else f"moses{dash}-v2"
 
     def tokenize(self, line: str) -> list[str]:
-        toks = self._tok.tokenize(line.lower(), escape=False, aggressive_dash_splits=self._dash)
-        return [t for t in toks if t and not t.isspace()]
+        toks = self._tok.tokenize(line.lower() if self._lower_first else line, escape=False,
+                                  aggressive_dash_splits=self._dash)
+        return [t.lower() for t in toks if t and not t.isspace()]
 
     def tokenize_lines(self, lines: Iterable[str]) -> list[list[str]]:
         return [self.tokenize(line) for line in lines]
@@ -75,16 +117,24 @@ class MosesTokenizer:
         return out
 
 
-Tokenizer = WordTokenizer | MosesTokenizer
-TOKENIZERS = ("word", "moses")
+Tokenizer = GloveTokenizer | WordTokenizer | MosesTokenizer
+TOKENIZERS = ("glove", "moses", "word")
+DEFAULT_TOKENIZER = "glove"
 
 
-def get_tokenizer(name: str = "word") -> Tokenizer:
-    """`word` (default) or `moses`; also accepts the recorded names (`word-lower-v1`, ...)."""
+def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
+    """`glove` (default), `moses` or `word`; also the names an index records (`glove-lower-v1`, ...),
+    including the older `moses-lower-v1` (lower-cased before Moses), so old indexes still load."""
+    if name in ("glove", GloveTokenizer.name):
+        return GloveTokenizer()
     if name in ("word", WordTokenizer.name):
         return WordTokenizer()
-    if name in ("moses", MosesTokenizer.name):
+    if name in ("moses", "moses-v2"):
         return MosesTokenizer()
-    if name == "moses-lower-dash-v1":
+    if name == "moses-dash-v2":
         return MosesTokenizer(aggressive_dash_splits=True)
+    if name == "moses-lower-v1":
+        return MosesTokenizer(lower_first=True)
+    if name == "moses-lower-dash-v1":
+        return MosesTokenizer(aggressive_dash_splits=True, lower_first=True)
     raise UserError(f"unknown tokenizer {name!r}; choose from {', '.join(TOKENIZERS)}")
