@@ -10,18 +10,25 @@ series. Rule, fixed before running: choose the (τ, s) whose four scenario means
 
 Round 1 (the spec's generator, τ = 0.12·s, 3 seeds) found no s: 0→4 stays below 0.35 wherever 0→2 is
 below 0.85 (s = 0.4: 0.923 / 0.855 / 0.525 / 0.896 for 0→2, 1→3, 0→4, 3→1; s = 0.55: 0.817 / 0.723 /
-0.265 / 0.774; s = 1.0: 0.361 / 0.469 / 0.103 / 0.426). Round 2 decouples the tempo τ from the nuisance
-scale s (2 seeds)."""
+0.265 / 0.774; s = 1.0: 0.361 / 0.469 / 0.103 / 0.426). Round 2 decoupled the tempo τ from the nuisance
+scale s (2 seeds; τ ∈ {0.03, 0.05} × s ∈ {1, 1.5, 2}): worse, 0→4 collapses to one predicted class
+(F1 ≤ 0.10) at every point: gain, offset and noise, not tempo, make the 4-step shift hard. Round 3 (this
+grid) goes back to the spec's family, τ = 0.12·s, around s ≈ 0.50 where round 1's 0→2 and 0→4 curves
+cross the two ends of the interval (linear interpolation), 3 seeds. If no point fits, the rule takes the
+one with the largest (least negative) margin, and the README names the scenario outside the interval.
+The printed table is also written to shift_calibration.txt beside this script (committed)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
-GRID = tuple((tau, s) for tau in (0.03, 0.05) for s in (1.0, 1.5, 2.0))  # (τ, s)
-SEEDS = (0, 1)
+GRID = tuple((round(0.12 * s, 4), s) for s in (0.44, 0.47, 0.50, 0.53))  # (τ, s), the spec's τ = 0.12·s
+SEEDS = (0, 1, 2)
 
 
 def source_only(task: tuple[tuple[float, float], int, int, tuple[int, ...]]) -> dict:
@@ -48,6 +55,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
+    os.environ["ICLR25_NO_PROGRESS"] = "1"
     from iclr25.tucker_sfda.data import SCENARIOS_A
     sources: dict[int, tuple[int, ...]] = {}
     for a, b in SCENARIOS_A:
@@ -55,17 +63,25 @@ def main() -> None:
     tasks = [(s, seed, a, ts) for s in GRID for seed in SEEDS for a, ts in sources.items()]
     with ProcessPoolExecutor(args.workers) as pool:
         res = list(pool.map(source_only, tasks))
-    best, best_margin = None, -1.0
+    best, best_margin = None, -float("inf")
+    lines = [f"round 3: tau = 0.12 s, seeds {SEEDS}, 600 source series x 15 epochs, 200 target test series; "
+             "mean source-only macro-F1 per scenario"]
     for s in GRID:
         means = {sc: float(np.mean([r["f1"][sc] for r in res if r["s"] == s and sc in r["f1"]]))
                  for sc in SCENARIOS_A}
         margin = min(min(m - 0.35, 0.85 - m) for m in means.values())
-        print(f"tau={s[0]:<5} s={s[1]:<4} " + "  ".join(f"{a}->{b}: {m:.3f}" for (a, b), m in means.items())
-              + f"   margin {margin:+.3f}")
-        if margin >= 0 and margin > best_margin:
+        per = "  ".join(f"{a}->{b}: {m:.3f}" for (a, b), m in means.items())
+        lines.append(f"tau={s[0]:<6} s={s[1]:<4} {per}   margin {margin:+.3f}")
+        for seed in SEEDS:
+            f1 = {k: v for r in res if r["s"] == s and r["seed"] == seed for k, v in r["f1"].items()}
+            lines.append(f"    seed {seed}: "
+                         + "  ".join(f"{a}->{b}: {f1[a, b]:.3f}" for a, b in SCENARIOS_A))
+        if margin > best_margin:
             best, best_margin = s, margin
-    print(f"chosen (tau, s) = {best} (margin {best_margin:+.3f})" if best is not None
-          else "no (tau, s) fits the interval")
+    fits = "all four inside [0.35, 0.85]" if best_margin >= 0 else "none fits: the least violating point"
+    lines.append(f"chosen (tau, s) = {best} (margin {best_margin:+.3f}; {fits})")
+    print("\n".join(lines))
+    (Path(__file__).parent / "shift_calibration.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

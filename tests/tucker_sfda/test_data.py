@@ -109,8 +109,10 @@ def test_znorm_uses_source_statistics():
 @pytest.mark.parametrize("X, needle", [
     (np.zeros((5, 10)), "3-D"),
     (np.zeros((0, 3, 10)), "empty"),
-    (np.array([[["a"]]]), "numeric"),
-    (np.full((2, 3, 4), np.inf), "NaN or inf"),
+    (np.array([[["a"]]]), "real numbers"),
+    (np.full((2, 3, 4), 1 + 2j), "real numbers"),
+    (np.full((2, 3, 4), np.inf), "NaN or infinite"),
+    (np.full((2, 3, 4), 1e300), "too large for float32"),
 ])
 def test_bad_series(X, needle):
     with pytest.raises(UserError, match=needle):
@@ -119,7 +121,8 @@ def test_bad_series(X, needle):
 
 @pytest.mark.parametrize("y, needle", [(np.zeros(3), "one per series"),
                                        (np.array([0.5, 1, 2, 3]), "integers"),
-                                       (np.array([-1, 0, 1, 2]), ">= 0")])
+                                       (np.array([-1, 0, 1, 2]), ">= 0"),
+                                       (np.array([0, 1, 2, 1e300]), "< 2\\^31")])
 def test_bad_labels(y, needle):
     with pytest.raises(UserError, match=needle):
         Domain(np.zeros((4, 2, 8)), y)
@@ -141,3 +144,24 @@ def test_load_npz(tmp_path):
         load_npz(tmp_path / "junk.npz")
     with pytest.raises(UserError, match="not found"):
         load_npz(tmp_path / "missing.npz")
+    (tmp_path / "truncated.npz").write_bytes(b"PK\x03\x04" + b"\0" * 20)
+    with pytest.raises(UserError, match="cannot read"):
+        load_npz(tmp_path / "truncated.npz")
+    np.save(tmp_path / "pickled.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(UserError, match="cannot read"):  # never unpickled
+        load_npz(tmp_path / "pickled.npy")
+    np.save(tmp_path / "plain.npy", np.ones((2, 3, 8)))  # a bare array is read as X
+    assert load_npz(tmp_path / "plain.npy").X.shape == (2, 3, 8)
+    with pytest.raises(UserError, match="not a regular file"):
+        load_npz(tmp_path)
+
+
+def test_znorm_refuses_values_that_leave_float_range():
+    src = Domain(np.random.default_rng(0).normal(size=(4, 2, 8)))
+    mean, std = channel_stats(src.X)
+    big = Domain(np.full((2, 2, 8), 3e38, np.float32))
+    with pytest.raises(UserError, match="out of range"):
+        znorm(big, mean, 1e-9 * std)
+    wide = Domain(np.full((2, 2, 8), 3e38, np.float32) * np.array([1, -1])[None, :, None])
+    m2, s2 = channel_stats(wide.X)  # float64 accumulation: no overflow to inf
+    assert np.isfinite(m2).all() and np.isfinite(s2).all()

@@ -48,18 +48,27 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
         raise UserError(f"cannot read {path} as a checkpoint: {str(e).splitlines()[0][:120]}") from None
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise UserError(f"{path} is not a tucker_sfda checkpoint (expected format {FORMAT})")
-    cfg = ModelConfig(**blob["config"])
-    model = AdaTimeCNN(**cfg.to_dict())
-    if blob["rf"] is not None:  # rebuild the decomposed structure, then load its weights
-        model = tucker_reparameterize(model, blob["rf"], blob["min_channels"])
-    model.load_state_dict(blob["state_dict"])
+    try:
+        cfg = ModelConfig(**blob["config"])
+        model = AdaTimeCNN(**cfg.to_dict())
+        if blob["rf"] is not None:  # rebuild the decomposed structure, then load its weights
+            model = tucker_reparameterize(model, blob["rf"], blob["min_channels"])
+        model.load_state_dict(blob["state_dict"])
+        imputer = None
+        if blob["imputer"] is not None:
+            imputer = TemporalImputer(cfg.final)
+            imputer.load_state_dict(blob["imputer"])
+        mean, std, labels = blob["mean"].numpy(), blob["std"].numpy(), [int(v) for v in blob["labels"]]
+    except UserError as e:
+        raise UserError(f"{path}: {e}") from None
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as e:
+        why = (str(e).splitlines() or [type(e).__name__])[0][:120]
+        raise UserError(f"{path} is a damaged tucker_sfda checkpoint: {why}") from None
+    if mean.shape != (cfg.C,) or std.shape != (cfg.C,) or len(labels) != cfg.classes:
+        raise UserError(f"{path} is a damaged tucker_sfda checkpoint: statistics or labels do not match the "
+                        f"model")
     model.eval()
-    imputer = None
-    if blob["imputer"] is not None:
-        imputer = TemporalImputer(cfg.final)
-        imputer.load_state_dict(blob["imputer"])
-    return Checkpoint(model, blob["mean"].numpy(), blob["std"].numpy(), list(blob["labels"]), imputer,
-                      blob["rf"], blob["min_channels"])
+    return Checkpoint(model, mean, std, labels, imputer, blob["rf"], blob["min_channels"])
 
 
 def is_decomposed(model: AdaTimeCNN) -> bool:

@@ -10,40 +10,23 @@ optional integer labels `y` (N,).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_path
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Tucker-SFT: decompose a time-series CNN once, then adapt only its cores "
                        "(source-free).",
                   no_args_is_help=True, add_completion=False)
 
-
-def _out_path(path: Path, option: str = "-o") -> Path:
-    """Fail before long work when the output cannot be written."""
-    if path.is_dir():
-        raise UserError(f"{option}: {path} is a directory; give a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"{option}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise UserError(f"{option}: folder {parent} is not writable")
-    return path
-
-
-def _positive(name: str, value: float) -> None:
-    if not value > 0:
-        raise UserError(f"{name} must be > 0, got {value}")
-
-
-def _rf(value: int) -> int:
-    if value < 1:
-        raise UserError(f"--rf must be an integer >= 1, got {value}")
-    return value
+CKPT = (".pt", ".pth")
+MAX_EPOCHS = 10_000
+MAX_WIDTH = 2048  # conv widths, kernel, stride: far above any sensor model, far below a memory bomb
+MAX_RF = 100_000
 
 
 def _label_index(y, labels: list[int], what: str):
@@ -59,15 +42,15 @@ def _label_index(y, labels: list[int], what: str):
 def train_source_cmd(
     source: Annotated[Path, typer.Option(help=".npz with X (N, C, T) and labels y (N,)")],
     out: Annotated[Path, typer.Option("-o", "--out", help="where to write the source checkpoint (.pt)")],
-    epochs: Annotated[int, typer.Option(help="source epochs (CE, label smoothing 0.1)")] = 15,
-    kernel: Annotated[int, typer.Option(help="first conv's kernel size k")] = 5,
-    stride: Annotated[int, typer.Option(help="first conv's stride")] = 1,
-    mid: Annotated[int, typer.Option(help="width of block 1 (block 2 has 2·mid)")] = 64,
-    final: Annotated[int, typer.Option(help="width of block 3 (the feature size)")] = 128,
-    dropout: Annotated[float, typer.Option(help="dropout after block 1")] = 0.5,
+    epochs: Annotated[int, count("source epochs (CE, label smoothing 0.1)", MAX_EPOCHS)] = 15,
+    kernel: Annotated[int, count("first conv's kernel size k", MAX_WIDTH)] = 5,
+    stride: Annotated[int, count("first conv's stride", MAX_WIDTH)] = 1,
+    mid: Annotated[int, count("width of block 1 (block 2 has 2·mid)", MAX_WIDTH)] = 64,
+    final: Annotated[int, count("width of block 3 (the feature size)", MAX_WIDTH)] = 128,
+    dropout: Annotated[float, typer.Option(help="dropout after block 1, in [0, 1)")] = 0.5,
     imputer: Annotated[bool, typer.Option(help="also train MAPU's temporal imputer (needed by --method "
                                                "mapu)")] = False,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """Train the dense AdaTime CNN on labelled source series (z-normalised per channel)."""
     import numpy as np
@@ -78,11 +61,8 @@ def train_source_cmd(
     from iclr25.tucker_sfda.training import SourceConfig, evaluate, train_source
 
     pin_threads()
-    _out_path(out)
-    if epochs < 1:
-        raise UserError(f"--epochs must be >= 1, got {epochs}")
-    if not 0 <= dropout < 1:
-        raise UserError(f"--dropout must be in [0, 1), got {dropout}")
+    output_path(out, "-o checkpoint", CKPT)
+    finite(dropout, "--dropout", 0.0, 0.99)
     d = load_npz(source, require_labels=True)
     labels = sorted(np.unique(d.y).tolist())
     if len(labels) < 2:
@@ -102,11 +82,12 @@ def decompose(
     ckpt: Annotated[Path, typer.Option(help="dense source checkpoint from train-source")],
     source: Annotated[Path, typer.Option(help="labelled source .npz for the short fine-tuning")],
     out: Annotated[Path, typer.Option("-o", "--out", help="where to write the decomposed checkpoint")],
-    rf: Annotated[int, typer.Option(help="rank factor RF: ranks = channels // RF")] = 8,
-    finetune_epochs: Annotated[int, typer.Option(help="source epochs after decomposition (0: none)")] = 2,
-    min_channels: Annotated[int, typer.Option(help="modes with at most this many channels keep full "
-                                                   "rank")] = 3,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    rf: Annotated[int, count("rank factor RF: ranks = max(1, channels // RF)", MAX_RF)] = 8,
+    finetune_epochs: Annotated[int, count("source epochs after decomposition (0: none)", MAX_EPOCHS,
+                                          low=0)] = 2,
+    min_channels: Annotated[int, count("modes with at most this many channels keep full rank", MAX_RF,
+                                       low=0)] = 3,
+    seed: Seed = 0,
 ) -> None:
     """Tucker-2 (HOSVD) every conv at rank factor RF, then fine-tune on source to recover accuracy."""
     from iclr25.core.runtime import pin_threads
@@ -117,10 +98,7 @@ def decompose(
     from iclr25.tucker_sfda.tucker import tucker_reparameterize
 
     pin_threads()
-    _rf(rf)
-    _out_path(out)
-    if finetune_epochs < 0:
-        raise UserError(f"--finetune-epochs must be >= 0, got {finetune_epochs}")
+    output_path(out, "-o checkpoint", CKPT)
     ck = load_checkpoint(ckpt)
     if is_decomposed(ck.model):
         raise UserError(f"{ckpt} is already decomposed (RF {ck.rf}); decompose the dense source checkpoint")
@@ -157,10 +135,10 @@ def adapt_cmd(
     tune: Annotated[str, typer.Option(help="core (SFT) | core+bn | all (full fine-tuning) | bn")] = "core",
     out: Annotated[Path | None, typer.Option("-o", "--out", help="write the adapted checkpoint here")] = None,
     predictions: Annotated[Path | None, typer.Option(help="write per-series predictions to this CSV")] = None,
-    epochs: Annotated[int, typer.Option(help="target epochs")] = 10,
-    lr: Annotated[float, typer.Option(help="Adam learning rate")] = 1e-4,
-    batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 32,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    epochs: Annotated[int, count("target epochs", MAX_EPOCHS)] = 10,
+    lr: Annotated[float, typer.Option(help="Adam learning rate, in (0, 1]")] = 1e-4,
+    batch_size: Annotated[int, count("mini-batch size", 1_000_000, low=2)] = 32,
+    seed: Seed = 0,
 ) -> None:
     """Adapt to unlabelled target series, source-free: only the parameters --tune selects change."""
     import numpy as np
@@ -178,14 +156,11 @@ def adapt_cmd(
         raise UserError(f"--method: unknown method {method!r}; choose from {', '.join(METHODS)}")
     if tune not in ("core", "core+bn", "all", "bn"):
         raise UserError(f"--tune: unknown mode {tune!r}; choose from core, core+bn, all, bn")
-    if epochs < 1:
-        raise UserError(f"--epochs must be >= 1, got {epochs}")
-    _positive("--lr", lr)
-    if batch_size < 2:
-        raise UserError(f"--batch-size must be >= 2, got {batch_size}")
-    for p, opt in ((out, "-o"), (predictions, "--predictions")):
-        if p is not None:
-            _out_path(p, opt)
+    finite(lr, "--lr", 0.0, 1.0, low_open=True)
+    if out is not None:
+        output_path(out, "-o checkpoint", CKPT)
+    if predictions is not None:
+        output_path(predictions, "--predictions", (".csv",))
     ck = load_checkpoint(ckpt)
     raw = load_npz(target)
     if raw.X.shape[1] != ck.model.config.C:
@@ -220,9 +195,9 @@ def bench(
     rf: Annotated[str, typer.Option(help="comma-separated rank factors")] = "2,4,8,16",
     ckpt: Annotated[Path | None, typer.Option(help="dense checkpoint (default: a fresh model of --channels, "
                                                    "--length, --classes)")] = None,
-    channels: Annotated[int, typer.Option(help="input channels C")] = 3,
-    length: Annotated[int, typer.Option(help="series length T")] = 128,
-    classes: Annotated[int, typer.Option(help="number of classes")] = 5,
+    channels: Annotated[int, count("input channels C (without --ckpt)", 4096)] = 3,
+    length: Annotated[int, count("series length T (without --ckpt)", 100_000)] = 128,
+    classes: Annotated[int, count("number of classes (without --ckpt)", 100_000, low=2)] = 5,
     latency: Annotated[bool, typer.Option(help="also time inference at batch 1 and 64 (1 thread)")] = True,
 ) -> None:
     """Trainable parameters, MACs, bytes (and latency) of the decomposed model at each RF vs dense."""
@@ -245,7 +220,8 @@ def bench(
     if not rfs:
         raise UserError("--rf: no rank factor given")
     for r in rfs:
-        _rf(r)
+        if not 1 <= r <= MAX_RF:
+            raise UserError(f"--rf: rank factors must be integers in [1, {MAX_RF}], got {r}")
     if ckpt is not None:
         dense = load_checkpoint(ckpt).model
         if is_decomposed(dense):

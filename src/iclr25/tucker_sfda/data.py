@@ -12,6 +12,7 @@ import numpy as np
 
 from iclr25.core.data import package_file
 from iclr25.core.errors import UserError
+from iclr25.core.io import check_array
 
 
 @dataclass(frozen=True)
@@ -35,49 +36,50 @@ class Domain:
 
 
 def check_series(X: np.ndarray, what: str = "X") -> np.ndarray:
-    """Validate at the door: a non-empty, finite, numeric 3-D array (N, C, T), returned as float32."""
-    X = np.asarray(X)
-    if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-        raise UserError(f"{what}: series must be numeric, got dtype {X.dtype}")
-    if X.ndim != 3:
-        raise UserError(f"{what}: series must be 3-D (N, C, T), got shape {X.shape}")
-    if min(X.shape) == 0:
-        raise UserError(f"{what}: empty array of shape {X.shape}")
-    X = X.astype(np.float32, copy=False)
-    if not np.isfinite(X).all():
-        bad = np.argwhere(~np.isfinite(X))[0]
-        raise UserError(f"{what}: contains NaN or inf (first at index {tuple(int(i) for i in bad)})")
-    return X
+    """Validate at the door: a non-empty, real, finite 3-D array (N, C, T), returned as float32 (values
+    beyond float32's range are refused, not turned into inf)."""
+    X = check_array(X, f"{what}: series", finite=True, ndim=3)
+    if np.abs(X).max() > np.finfo(np.float32).max:
+        raise UserError(f"{what}: values too large for float32 (|x| > 3.4e38)")
+    return X.astype(np.float32, copy=False)
 
 
 def check_labels(y: np.ndarray, n: int, what: str = "y") -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1 or len(y) != n:
         raise UserError(f"{what}: labels must be 1-D with one per series ({n}), got shape {y.shape}")
-    if not np.issubdtype(y.dtype, np.integer):
-        if not np.issubdtype(y.dtype, np.floating) or not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
-            raise UserError(f"{what}: labels must be integers, got dtype {y.dtype}")
-        y = y.astype(np.int64)
+    is_int = np.issubdtype(y.dtype, np.integer)
+    integral_float = (np.issubdtype(y.dtype, np.floating) and np.all(np.isfinite(y))
+                      and not np.any(y != np.round(y)))
+    if not (is_int or integral_float):
+        raise UserError(f"{what}: labels must be integers, got dtype {y.dtype}")
     if y.min() < 0:
-        raise UserError(f"{what}: labels must be >= 0, got {int(y.min())}")
+        raise UserError(f"{what}: labels must be >= 0, got {y.min()}")
+    if y.max() > 2**31 - 1:
+        raise UserError(f"{what}: labels must be < 2^31, got {y.max()}")
     return y.astype(np.int64, copy=False)
 
 
 def load_npz(path: str | Path, require_labels: bool = False) -> Domain:
-    """A `.npz` with `X` (N, C, T) and optional `y` (N,) integer labels."""
+    """A `.npz` with `X` (N, C, T) and optional `y` (N,) integer labels (a plain `.npy` is read as `X`)."""
     path = Path(path)
     if not path.is_file():
-        raise UserError(f"file not found: {path}")
+        raise UserError(f"file not found: {path}" if not path.exists() else f"not a regular file: {path}")
     try:
-        with np.load(path, allow_pickle=False) as f:
-            if "X" not in f.files:
-                raise UserError(f"{path.name}: no array 'X' (found: {', '.join(f.files) or 'none'})")
-            X = f["X"]
-            y = f["y"] if "y" in f.files else None
+        f = np.load(path, allow_pickle=False)
+        if isinstance(f, np.ndarray):
+            X, y = f, None
+        else:
+            with f:
+                if "X" not in f.files:
+                    raise UserError(f"{path.name}: no array 'X' (found: {', '.join(f.files) or 'none'})")
+                X = f["X"]
+                y = f["y"] if "y" in f.files else None
     except UserError:
         raise
-    except (OSError, ValueError) as e:
-        raise UserError(f"cannot read {path} as .npz: {str(e).splitlines()[0]}") from None
+    except Exception as e:  # numpy raises ValueError, EOFError, OSError, zipfile errors, ...
+        msg = " ".join(str(e).split())[:160] or type(e).__name__
+        raise UserError(f"cannot read {path} as .npz: {msg}") from None
     if require_labels and y is None:
         raise UserError(f"{path.name}: labels 'y' are required here")
     return Domain(X, y, path.name)
@@ -86,16 +88,20 @@ def load_npz(path: str | Path, require_labels: bool = False) -> Domain:
 # ---- per-channel z-normalisation by source statistics ----------------------------------------------
 
 def channel_stats(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-channel mean and std over series and time (source statistics, applied to every domain)."""
-    mean = X.mean(axis=(0, 2))
-    std = X.std(axis=(0, 2))
+    """Per-channel mean and std over series and time (source statistics, applied to every domain);
+    accumulated in float64 so that large raw values do not overflow."""
+    X = np.asarray(X, dtype=np.float64)
+    mean, std = X.mean(axis=(0, 2)), X.std(axis=(0, 2))
     return mean.astype(np.float32), np.where(std > 1e-8, std, 1.0).astype(np.float32)
 
 
 def znorm(d: Domain, mean: np.ndarray, std: np.ndarray) -> Domain:
     if d.X.shape[1] != len(mean):
         raise UserError(f"{d.name or 'X'}: {d.X.shape[1]} channels, the source statistics have {len(mean)}")
-    return Domain((d.X - mean[None, :, None]) / std[None, :, None], d.y, d.name)
+    Z = (d.X.astype(np.float64) - mean[None, :, None]) / std[None, :, None]
+    if not np.isfinite(Z).all() or np.abs(Z).max() > 1e30:
+        raise UserError(f"{d.name or 'X'}: values out of range after normalising by the source statistics")
+    return Domain(Z.astype(np.float32), d.y, d.name)
 
 
 # ---- Data A: the synthetic multi-domain generator (spec §4) ----------------------------------------
