@@ -76,7 +76,7 @@ def test_cli_train_on_a_tu_folder(capsys, tmp_path):
     (["lift", "--edges", "{bad}"], "integers"),
     (["lift", "--edges", "{loop}"], "self-loop"),
     (["lift", "--edges", "{empty}"], "empty graph"),
-    (["lift", "--edges", "{edges}", "--lift", "ring", "--max-ring", "2"], "max_ring"),
+    (["lift", "--edges", "{edges}", "--lift", "ring", "--max-ring", "2"], "--max-ring"),
     (["lift", "--edges", "{edges}", "--lift", "hyper"], "unknown lift"),
     (["lift", "--edges", "{missing}"], "not found"),
     (["rewire", "--edges", "{edges}", "--method", "digl"], "unknown rewiring"),
@@ -84,7 +84,13 @@ def test_cli_train_on_a_tu_folder(capsys, tmp_path):
     (["train", "--tu-dir", "{tu}", "--model", "gat"], "unknown conv"),
     (["train", "--tu-dir", "{tu}", "--rewire", "digl"], "unknown rewiring"),
     (["train", "--tu-dir", "{incomplete}"], "incomplete TU folder"),
-    (["lift", "--edges", "{edges}", "-o", "{nodir}"], "does not exist"),
+    (["lift", "--edges", "{edges}", "-o", "{folder}"], "is a folder"),
+    (["lift", "--edges", "{edges}", "-o", "{txt}"], "must end in .json"),
+    (["rewire", "--edges", "{edges}", "--iterations", "1000000000"], "--iterations"),
+    (["rewire", "--edges", "{edges}", "--seed", "-1"], "--seed"),
+    (["curvature", "--edges", "{edges}", "--top", "0"], "--top"),
+    (["train", "--tu-dir", "{tu}", "--seeds", "0"], "--seeds"),
+    (["train", "--tu-dir", "{tu}", "--epochs", "9223372036854775808"], "--epochs"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, tmp_path, edges, args, needle):
     files = {"bad": "1 x\n", "loop": "1 1\n", "empty": "# nothing\n"}
@@ -94,7 +100,8 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, tmp_path, edges, args, need
     tu = write_tu(tmp_path / "tu")
     incomplete = write_tu(tmp_path / "inc", drop=("graph_indicator",))
     fill = {**paths, "edges": edges, "missing": tmp_path / "none.txt", "tu": tu, "incomplete": incomplete,
-            "nodir": tmp_path / "no" / "rs.json"}
+            "folder": tmp_path / "d.json", "txt": tmp_path / "rs.txt"}
+    fill["folder"].mkdir()
     code, out, err = cli(capsys, *[a.format(**fill) for a in args])
     lines = [ln for ln in err.strip().splitlines() if ln.strip()]
     assert code == 2 and len(lines) == 1 and needle in lines[0], (code, err)

@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_path
+from iclr25.core.options import Seed, count
 
 app = typer.Typer(help="Oversquashing in topological message passing (relational structures): lift graphs to "
                        "simplicial/cell complexes, locate bottlenecks by curvature, rewire, train.",
@@ -21,13 +23,10 @@ app = typer.Typer(help="Oversquashing in topological message passing (relational
 
 EdgesOpt = Annotated[Path, typer.Option("--edges", help="graph file: two integer node ids a line")]
 LiftOpt = Annotated[str, typer.Option(help="none | clique | ring")]
-MaxDimOpt = Annotated[int, typer.Option(help="highest cell dimension of the clique lift")]
-MaxRingOpt = Annotated[int, typer.Option(help="longest chordless cycle that becomes a 2-cell (ring lift)")]
-
-
-def _writable(path: Path | None, option: str) -> None:
-    if path is not None and not path.parent.is_dir():
-        raise UserError(f"{option}: folder {path.parent} does not exist")
+# Caps refuse typos (1e9) before work starts; they sit far above any sensible setting.
+MaxDimOpt = Annotated[int, count("highest cell dimension of the clique lift", 10)]
+MaxRingOpt = Annotated[int, count("longest chordless cycle that becomes a 2-cell (ring lift)", 64, low=3)]
+IterOpt = Annotated[int, count("rewiring iterations (pairs added or removed)", 10_000, low=0)]
 
 
 def _structure(edges: Path, lift: str, max_dim: int, max_ring: int):
@@ -50,7 +49,8 @@ def lift(
     out: Annotated[Path | None, typer.Option("-o", "--out", help="write the structure as JSON")] = None,
 ) -> None:
     """Lift a graph to a relational structure; print cells by dimension, tuples by relation, blow-up."""
-    _writable(out, "--out")
+    if out is not None:
+        output_path(out, "--out", suffixes=(".json",))
     rs = _structure(edges, lift, max_dim, max_ring)
     c = rs.counts()
     dims = ", ".join(f"dim {k[len('cells_dim'):]}: {v}" for k, v in c.items() if k.startswith("cells_dim"))
@@ -71,14 +71,12 @@ def curvature(
     max_dim: MaxDimOpt = 2,
     max_ring: MaxRingOpt = 7,
     kappa: Annotated[str, typer.Option(help="bfc (Balanced Forman) | ollivier (Ollivier-Ricci)")] = "bfc",
-    top: Annotated[int, typer.Option(help="how many of the most negatively curved edges to list")] = 5,
+    top: Annotated[int, count("how many of the most negatively curved edges to list", 100_000)] = 5,
 ) -> None:
     """Curvature of the (lifted) influence graph: min / mean, WC and NWC, the worst (bottleneck) edges."""
     import numpy as np
 
     from iclr25.simplicial_oversquashing.curvature import edge_curvature, weighted_curvature, worst_edges
-    if top < 1:
-        raise UserError(f"--top must be >= 1, got {top}")
     rs = _structure(edges, lift, max_dim, max_ring)
     curv = edge_curvature(rs, kappa)
     if not curv:
@@ -96,11 +94,11 @@ def curvature(
 def rewire(
     edges: EdgesOpt,
     method: Annotated[str, typer.Option(help="sdrf | fosr | afrc4 | prune")] = "fosr",
-    iterations: Annotated[int, typer.Option(help="rewiring iterations (pairs added or removed)")] = 40,
+    iterations: IterOpt = 40,
     lift: LiftOpt = "none",
     max_dim: MaxDimOpt = 2,
     max_ring: MaxRingOpt = 7,
-    seed: Annotated[int, typer.Option(help="random seed (SDRF sampling, FoSR start, AFRC-4 choices)")] = 0,
+    seed: Seed = 0,
     out: Annotated[Path | None, typer.Option(
         "-o", "--out", help="write the added (prune: removed) pairs, one 'cell cell' a line (a cell is its "
                             "vertex ids joined by '-'); with --lift none, an edge list")] = None,
@@ -111,7 +109,8 @@ def rewire(
     from iclr25.simplicial_oversquashing.rewiring import rewire as do_rewire
     if method not in REWIRINGS or method == "none":
         raise UserError(f"unknown rewiring {method!r}; choose from sdrf, fosr, afrc4, prune")
-    _writable(out, "--out")
+    if out is not None:
+        output_path(out, "--out")
     rs = _structure(edges, lift, max_dim, max_ring)
     new = do_rewire(rs, method, iterations=iterations, seed=seed)
     before, after = rs.influence_graph(), new.influence_graph()
@@ -140,13 +139,13 @@ def train(
     = None,
     lift: LiftOpt = "none",
     rewire: Annotated[str, typer.Option("--rewire", help="none | sdrf | fosr | afrc4 | prune")] = "none",
-    iterations: Annotated[int, typer.Option(help="rewiring iterations per graph")] = 40,
+    iterations: Annotated[int, count("rewiring iterations per graph", 10_000, low=0)] = 40,
     model: Annotated[str, typer.Option(help="rgcn | rgin | sin | cin | gcn | gin")] = "rgcn",
-    seeds: Annotated[int, typer.Option(help="random splits (80/10/10) and initialisations")] = 5,
-    epochs: Annotated[int, typer.Option(help="maximum epochs")] = 200,
-    patience: Annotated[int, typer.Option(help="early-stopping patience on validation accuracy")] = 50,
-    hidden: Annotated[int, typer.Option(help="hidden width")] = 64,
-    layers: Annotated[int, typer.Option(help="message-passing layers")] = 4,
+    seeds: Annotated[int, count("random splits (80/10/10) and initialisations, seeds 0..N-1", 100)] = 5,
+    epochs: Annotated[int, count("maximum epochs", 10_000)] = 200,
+    patience: Annotated[int, count("early-stopping patience on validation accuracy (epochs)", 10_000)] = 50,
+    hidden: Annotated[int, count("hidden width", 1024)] = 64,
+    layers: Annotated[int, count("message-passing layers", 32)] = 4,
     max_dim: MaxDimOpt = 2,
     max_ring: MaxRingOpt = 7,
 ) -> None:
@@ -160,12 +159,8 @@ def train(
     from iclr25.simplicial_oversquashing.training import train as fit
 
     pin_threads()
-    if seeds < 1:
-        raise UserError(f"--seeds must be >= 1, got {seeds}")
     if rewire not in REWIRINGS:
         raise UserError(f"unknown rewiring {rewire!r}; choose from {', '.join(REWIRINGS)}")
-    if iterations < 0:
-        raise UserError(f"--iterations must be >= 0, got {iterations}")
     cfg = TrainConfig(conv=model, hidden=hidden, layers=layers, max_epochs=epochs, patience=patience)
     ds = load_mutag() if tu_dir is None else load_tu(tu_dir, name)
     task = lift_dataset(ds, lift, max_dim=max_dim, max_ring=max_ring)
