@@ -1,13 +1,16 @@
-"""`iclr25 advantage_alignment train ...`: train AdAlign / AdAP / baselines on a game and summarise
-the learned policy."""
+"""`iclr25 advantage_alignment train ...`: train AdAlign / AdAP / baselines on a game, summarise the
+learned policy and optionally save the agents; `league ...`: play saved agents against each other and the
+fixed strategies."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_dir
 from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Advantage Alignment (opponent shaping) on IPD, Coin Game and Negotiation.",
@@ -33,6 +36,8 @@ def train_cmd(
     T: Annotated[int | None, count("episode length (default: the game's)", 10_000, flag="--T")] = None,
     beta: Annotated[float | None, typer.Option(help="AA weight beta (default: the game's)")] = None,
     seed: Seed = 0,
+    save: Annotated[Path | None, typer.Option(help="folder to write the trained agents to (agent0.pt, and "
+                                                    "agent1.pt in self-play), for `league`")] = None,
 ) -> None:
     """Train two agents (self-play of ALGO, or ALGO against a fixed OPPONENT) and print a summary."""
     if env not in ENV_NAMES:
@@ -45,6 +50,8 @@ def train_cmd(
     if algo == "lola" and (env != "ipd" or opponent != "self"):
         raise UserError("algo 'lola' is exact LOLA on the ipd in self-play only; "
                         "use --env ipd --opponent self")
+    if save is not None:
+        output_dir(save, "--save")
 
     from rich.console import Console
     from rich.table import Table
@@ -77,3 +84,40 @@ def train_cmd(
             if hasattr(ag, "policy"):
                 p.add_row(f"seat {i}", *(f"{v:.2f}" for v in ipd_policy_table(ag).values()))
         con.print(p)
+    if save is not None:
+        from iclr25.advantage_alignment.league import save_agent
+        from iclr25.advantage_alignment.learner import Learner
+        for i, ag in enumerate(agents):
+            if isinstance(ag, Learner):
+                con.print(f"saved {save_agent(ag, game, save / f'agent{i}.pt')}")
+
+
+@app.command("league")
+def league_cmd(
+    agents: Annotated[list[Path], typer.Argument(help="saved agents (.pt files written by `train --save`)",
+                                                 show_default=False)],
+    batch: Annotated[int, count("episodes per pairing", 65_536)] = 1024,
+    seed: Seed = 0,
+) -> None:
+    """Play every saved agent against every other one and against the fixed strategies (always-cooperate,
+    always-defect, tit-for-tat on the IPD, random); rows: reward per step of the row agent."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from iclr25.advantage_alignment.league import check_same_game, league, load_agent
+    from iclr25.core.runtime import pin_threads
+
+    if len(agents) > 64:
+        raise UserError(f"at most 64 agents in one league, got {len(agents)}")
+    pin_threads()
+    loaded = {}
+    for p in agents:
+        name = p.stem if p.stem not in loaded else str(p)
+        loaded[name] = load_agent(p)
+    env = check_same_game(loaded)
+    table = league({k: v[0] for k, v in loaded.items()}, env, batch=batch, seed=seed)
+    cols = list(next(iter(table.values())))
+    t = Table("agent \\ opponent", *cols, title=f"{env.name}, T={env.T}: reward per step of the row agent")
+    for name, row in table.items():
+        t.add_row(name, *(f"{row[c]:.3f}" for c in cols))
+    Console().print(t)

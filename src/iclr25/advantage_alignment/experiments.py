@@ -3,7 +3,6 @@ cost per update against LOLA-DiCE, and Melting Pot (not testable here)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -11,22 +10,20 @@ import torch
 
 from iclr25.advantage_alignment.envs import make_env
 from iclr25.advantage_alignment.envs.ipd import STATES
-from iclr25.advantage_alignment.lola import LolaConfig, lola_dice_update, train_lola_exact
-from iclr25.advantage_alignment.train import (
-    default_config,
-    evaluate,
-    exploitability,
-    ipd_policy_table,
-    make_learner,
-    train,
-)
+from iclr25.advantage_alignment.gru import time_gru_updates
+from iclr25.advantage_alignment.learner import Learner
+from iclr25.advantage_alignment.lola import LolaConfig, train_lola_exact
+from iclr25.advantage_alignment.train import default_config, evaluate, exploitability, ipd_policy_table, train
 from iclr25.core.claims import Claim, Finding, Verdict, all_of, at_least, at_most, graded
 from iclr25.core.runtime import RunContext, child_seeds
+from iclr25.core.stats import Interval, mean_ci
 
 # Poster (repo poster.png), AdAlign on the IPD: P(C | start, CC, CD, DC, DD), state written (own, opp).
 PAPER_IPD_POLICY = {"start": 1.00, "CC": 0.97, "CD": 0.15, "DC": 0.96, "DD": 0.11}
 PAPER_SPEEDUP = 10.0  # poster: "runs 10x faster than other opponent-shaping algorithms"
-COIN_ITERS, NEGOTIATION_ITERS = 1200, 600  # full profile, 128 episodes of 50 steps per iteration
+# full profile, 128 episodes of 50 steps per iteration, 3 seeds each (sized for ~10 min on 2 cores)
+COIN_ITERS, NEGOTIATION_ITERS = 600, 320
+EXPLOIT_BOUND = -2.1  # tit-for-tat gets -2.06/step against always-defect over T=16; random -2.5
 
 CLAIMS = [
     Claim("ipd_reciprocity",
@@ -38,24 +35,28 @@ CLAIMS = [
     Claim("not_exploitable",
           "AdAlign cannot be exploited: against always-defect it defects back.",
           "AA defects against AD (Coin Game league: AdAlign -0.08 vs AD 0.15 per step)",
-          "mean over 3 seeds of the trained AdAlign agents' reward/step against always-defect >= -2.1 "
-          "(tit-for-tat gets -2.06 over T=16); an AdAlign learner trained against AD also >= -2.1"),
+          "the paper's protocol: AdAlign agents trained in self-play, frozen, then played against "
+          "always-defect; over 3 seeds the 95% interval of their reward/step lies above -2.1 (tit-for-tat "
+          "-2.06 over T=16, random -2.5; PARTIAL if only the mean does). A learner trained against AD, "
+          "under both past-term forms, is reported, not judged"),
     Claim("coin_game",
           "In the Coin Game AdAlign agents learn to pick up mostly their own coins in self-play; "
           "naive learners take any coin.",
           "Coin Game league: AdAlign self-play 0.28 reward/step each (3x3, T=50, gamma 0.96)",
-          "full profile: AdAlign self-play own-coin fraction >= 0.8 (PARTIAL if only > naive + 0.1) "
-          "while naive PG <= 0.65"),
+          "full profile, 3 seeds: mean AdAlign self-play own-coin fraction >= 0.8 (PARTIAL if only the "
+          "paired interval AdAlign - naive lies above 0.1) while naive PG <= 0.65"),
     Claim("negotiation",
           "In the Negotiation game Proximal Advantage Alignment (AdAP) finds the cooperative split in "
           "self-play; PPO ends at the greedy one.",
           "qualitative only (no table recovered): AA cooperates and is not exploited by AD",
-          "full profile: AdAP self-play welfare >= 12 per round (greedy 9, cooperative 15; PARTIAL if only "
-          "> PPO + 1) while PPO <= 10"),
+          "full profile, 3 seeds: mean AdAP self-play welfare >= 12 per round (greedy 9, cooperative 15; "
+          "PARTIAL if only the paired interval AdAP - PPO lies above 1) while PPO <= 10"),
     Claim("cheaper_than_lola",
           "Advantage Alignment is first order and much cheaper per update than LOLA-style shaping.",
           "poster: 'runs 10x faster than other opponent-shaping algorithms' (A100, JAX)",
-          "wall time per update, LOLA-DiCE / AdAlign, same IPD batch: >= 3 REPRODUCED, >= 1 PARTIAL", timing=True),
+          "IPD with the paper's GRU policies (hidden 32, T=16): median wall time per two-player update, "
+          "LOLA-DiCE / AdAlign, at each batch of a sweep; geometric mean of the ratios >= 3 REPRODUCED, "
+          ">= 1 PARTIAL", timing=True),
     Claim("melting_pot",
           "On Melting Pot 2.0 Commons Harvest Open, AdAlign beats PPO and the MP2 baselines.",
           "normalised focal return AdAlign 1.63 vs PPO 0.94 (avg of scenarios 0/1)",
@@ -77,17 +78,20 @@ class Task:
     T: int
     opponent: str = "self"
     warmup: int = 100
+    past: str = "discounted"  # the paper's discounted past sum (the library default) or "mean"
 
 
 def run_task(task: Task) -> dict:
     """One training run (module level, so any ctx.map backend can run it); plain numbers out."""
     torch.set_num_threads(1)
-    cfg = replace(default_config(task.env, task.algo), critic_warmup=task.warmup)
+    cfg = replace(default_config(task.env, task.algo), critic_warmup=task.warmup, past=task.past)
     res = train(task.env, task.algo, task.opponent, iters=task.iters, batch=task.batch, seed=task.seed,
                 config=cfg, T=task.T)
     out: dict = {"task": task, "history": res.history,
                  "eval": evaluate(res.env, res.agents, seed=task.seed + 1)}
-    out["vs_defect"] = exploitability(res.learner, res.env, "defect", seed=task.seed + 2)
+    # every trained seat, frozen, against always-defect
+    out["vs_defect"] = [exploitability(a, res.env, "defect", seed=task.seed + 2) for a in res.agents
+                        if isinstance(a, Learner)]
     if task.env == "ipd":
         out["policy"] = [ipd_policy_table(res.learner)]
         if task.opponent == "self":
@@ -101,44 +105,6 @@ def run_lola(seed_iters: tuple[int, int]) -> dict:
     env = make_env("ipd")
     return {"history": hist, "eval": evaluate(env, (a, b), seed=seed + 1),
             "policy": [ipd_policy_table(a), ipd_policy_table(b)]}
-
-
-def time_updates(batch: int, n: int, seed: int) -> dict[str, float]:
-    """Seconds per full two-player update: AdAlign (1 rollout, GAE, AA term, actor+critic steps)
-    versus LOLA-DiCE (3 rollouts, second-order DiCE gradients) and exact LOLA (analytic, tabular only)."""
-    torch.set_num_threads(1)
-    env = make_env("ipd")
-    gen = torch.Generator().manual_seed(seed)
-    cfg = replace(default_config("ipd", "adalign"), critic_warmup=0)
-    learners = (make_learner(env, cfg, seed), make_learner(env, cfg, seed + 1))
-    from iclr25.advantage_alignment.rollout import rollout
-
-    def aa_update() -> None:
-        b = rollout(env, learners, batch, gen)
-        learners[0].update(b)
-        learners[1].update(b.seat(1))
-
-    theta = [torch.zeros(5, requires_grad=True), torch.zeros(5, requires_grad=True)]
-    opts = [torch.optim.Adam([th], lr=0.05) for th in theta]
-    th_exact = (torch.zeros(5), torch.zeros(5))
-
-    def dice_update() -> None:
-        lola_dice_update(env, theta, opts, batch, gen)
-
-    def exact_update() -> None:
-        from iclr25.advantage_alignment.lola import lola_exact_step
-        lola_exact_step(*th_exact, LolaConfig())
-
-    out = {}
-    for name, fn in (("adalign", aa_update), ("lola_dice", dice_update), ("lola_exact", exact_update)):
-        fn()  # warm-up
-        times = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        out[name] = float(np.median(times))
-    return out
 
 
 def _mean(xs: list[float]) -> float:
@@ -167,43 +133,46 @@ def _tail_ratio(r: dict, num: str, den: str) -> float:
 
 
 def run(profile: str, ctx: RunContext) -> list[Finding]:
-    seeds = child_seeds(ctx.seed, 3)
-    seeds = [s % 100_000 for s in seeds]
-    ipd_iters = ctx.pick(smoke=12, quick=300, full=1000)
-    ipd_batch = ctx.pick(smoke=32, quick=256, full=512)
+    seeds = [s % 100_000 for s in child_seeds(ctx.seed, 3)]
+    ipd_iters = ctx.pick(smoke=12, quick=300, full=400)
+    ipd_batch = ctx.pick(smoke=32, quick=256, full=256)
     warm = ctx.pick(smoke=4, quick=100, full=100)
     tasks = [Task("ipd", algo, s, ipd_iters, ipd_batch, 16, warmup=warm) for algo in ("adalign", "naive")
              for s in seeds]
-    tasks.append(Task("ipd", "adalign", seeds[0], ipd_iters, ipd_batch, 16, opponent="defect", warmup=warm))
-    # full-profile games: same code path, small sizes elsewhere
+    tasks += [Task("ipd", "adalign", s, ipd_iters, ipd_batch, 16, opponent="defect", warmup=warm, past=past)
+              for past in ("discounted", "mean") for s in seeds]
+    # full-profile games on 3 seeds; quick runs their code path at toy sizes on one seed
+    g_seeds = ctx.pick(smoke=seeds[:1], quick=seeds[:1], full=seeds)
     g_batch = ctx.pick(smoke=8, quick=8, full=128)
     g_T = ctx.pick(smoke=6, quick=6, full=50)
     g_warm = ctx.pick(smoke=1, quick=1, full=20)
-    for algo in ("adalign", "naive"):
-        tasks.append(Task("coin", algo, seeds[0], ctx.pick(smoke=3, quick=3, full=COIN_ITERS), g_batch, g_T,
-                          warmup=g_warm))
-    for algo in ("adap", "ppo"):
-        tasks.append(Task("negotiation", algo, seeds[0], ctx.pick(smoke=3, quick=3, full=NEGOTIATION_ITERS),
-                          g_batch, g_T, warmup=g_warm))
+    for env, algos, iters in (("coin", ("adalign", "naive"), COIN_ITERS),
+                              ("negotiation", ("adap", "ppo"), NEGOTIATION_ITERS)):
+        tasks += [Task(env, algo, s, ctx.pick(smoke=3, quick=3, full=iters), g_batch, g_T, warmup=g_warm)
+                  for algo in algos for s in g_seeds]
     results = ctx.map(run_task, tasks, description="advantage alignment runs")
     lola = ctx.map(run_lola, [(s, ctx.pick(smoke=3, quick=100, full=300)) for s in seeds[:1]],
                    description="exact LOLA")[0]
-    timing = time_updates(ipd_batch, ctx.pick(smoke=2, quick=15, full=50), seeds[0])
+    batches = ctx.pick(smoke=[8], quick=[64, 256], full=[64, 256, 1024])
+    repeats = ctx.pick(smoke=1, quick=5, full=9)
+    timing = {b: time_gru_updates(b, repeats, seeds[0]) for b in batches}
 
-    def by(env: str, algo: str, opp: str = "self") -> list[dict]:
-        return [r for r in results if (r["task"].env, r["task"].algo, r["task"].opponent) == (env, algo, opp)]
+    def by(env: str, algo: str, opp: str = "self", past: str = "discounted") -> list[dict]:
+        key = (env, algo, opp, past)
+        return [r for r in results if (r["task"].env, r["task"].algo, r["task"].opponent, r["task"].past)
+                == key]
 
     figs = _figures(ctx, by("ipd", "adalign"), by("ipd", "naive"), lola)
-    coin, neg = (by("coin", "adalign")[0], by("coin", "naive")[0]), (by("negotiation", "adap")[0],
-                                                                   by("negotiation", "ppo")[0])
+    coin, neg = (by("coin", "adalign"), by("coin", "naive")), (by("negotiation", "adap"),
+                                                               by("negotiation", "ppo"))
     game_figs = _game_figures(ctx, coin, neg)
-    findings = [_ipd_reciprocity(by("ipd", "adalign"), by("ipd", "naive"), lola, ipd_iters, figs),
-                _not_exploitable(by("ipd", "adalign"), by("ipd", "adalign", "defect")[0]),
-                _coin(*coin, profile, game_figs[:1]),
-                _negotiation(*neg, profile, game_figs[1:]),
-                _cheaper(timing, ipd_batch),
-                Finding.not_testable("melting_pot", MELTING_POT_REASON)]
-    return findings
+    ad_trained = {past: by("ipd", "adalign", "defect", past) for past in ("discounted", "mean")}
+    return [_ipd_reciprocity(by("ipd", "adalign"), by("ipd", "naive"), lola, ipd_iters, figs),
+            _not_exploitable(by("ipd", "adalign"), ad_trained),
+            _coin(*coin, profile, game_figs[:1]),
+            _negotiation(*neg, profile, game_figs[1:]),
+            _cheaper(timing, repeats),
+            Finding.not_testable("melting_pot", MELTING_POT_REASON)]
 
 
 def _final_reward(r: dict) -> float:
@@ -226,27 +195,52 @@ def _ipd_reciprocity(aa: list[dict], naive: list[dict], lola: dict, iters: int, 
     return Finding("ipd_reciprocity", verdict, measured, summary, figs)
 
 
-def _not_exploitable(aa: list[dict], trained_vs_ad: dict) -> Finding:
-    frozen = _mean([r["vs_defect"] for r in aa])
-    learned = trained_vs_ad["eval"]["reward_0"]
-    p = trained_vs_ad["policy"][0]
-    verdict = all_of(at_least(frozen, -2.1), at_least(learned, -2.1))
-    measured: dict = {"adalign_vs_defect_reward_per_step": frozen,
-                      "adalign_trained_vs_defect_reward_per_step": learned}
-    measured.update({f"trained_vs_defect_p_coop_{s}": v for s, v in p.items()})
-    why = (" - it cooperates after mutual defection: the ++ quadrant (my past went well, C helps them) "
-           "rewards shaping an opponent that does not learn" if p["DD"] > 0.5 else "")
-    return Finding("not_exploitable", verdict, measured,
-                   f"self-play AdAlign agents vs always-defect {frozen:.3f}/step; AdAlign trained against "
-                   f"always-defect {learned:.3f}/step with P(C|start, DD) = {p['start']:.2f}, {p['DD']:.2f} "
-                   f"(mutual defection -2, tit-for-tat -2.06){why}")
+def interval_verdict(iv: Interval, bound: float) -> Verdict:
+    """REPRODUCED when the whole interval clears `bound`, PARTIAL when only its mean does."""
+    return Verdict.REPRODUCED if iv.lo >= bound else Verdict.PARTIAL if iv.mean >= bound else \
+        Verdict.NOT_REPRODUCED
+
+
+def _ci(xs: list[float]) -> str:
+    """The interval over seeds, or the single value when one seed ran (quick games)."""
+    return str(mean_ci(xs)) if len(xs) > 1 else f"{xs[0]:.3f} (1 seed)"
+
+
+def _ci_measured(name: str, xs: list[float]) -> dict:
+    return mean_ci(xs).to_measured(name) if len(xs) > 1 else {name: float(xs[0]), f"{name}_n": 1}
+
+
+def _seat_mean_vs_defect(r: dict) -> float:
+    return float(np.mean(r["vs_defect"]))
+
+
+def _not_exploitable(aa: list[dict], ad_trained: dict[str, list[dict]]) -> Finding:
+    # the paper's protocol: self-play agents frozen, each seat played against always-defect
+    frozen = [_seat_mean_vs_defect(r) for r in aa]
+    iv = mean_ci(frozen)
+    measured: dict = {**iv.to_measured("selfplay_frozen_vs_defect"),
+                      **{f"selfplay_frozen_vs_defect_seed{i}": v for i, v in enumerate(frozen)},
+                      "bound": EXPLOIT_BOUND, "library_past_term": "discounted"}
+    notes = []
+    for past, runs in ad_trained.items():
+        rewards = [r["eval"]["reward_0"] for r in runs]
+        piv = mean_ci(rewards)
+        measured.update(piv.to_measured(f"trained_vs_defect_{past}"))
+        measured.update({f"trained_vs_defect_{past}_p_coop_{s}": _mean([r["policy"][0][s] for r in runs])
+                         for s in STATES})
+        notes.append(f"{past} past term {piv} (P(C|DD) "
+                     f"{measured[f'trained_vs_defect_{past}_p_coop_DD']:.2f})")
+    return Finding("not_exploitable", interval_verdict(iv, EXPLOIT_BOUND), measured,
+                   f"self-play AdAlign agents, frozen, vs always-defect: {iv} reward/step (per seed "
+                   + ", ".join(f"{v:.3f}" for v in frozen) + f"; bound {EXPLOIT_BOUND}, tit-for-tat -2.06). "
+                   "Not judged - an AdAlign learner trained against always-defect: " + "; ".join(notes)
+                   + " (mutual defection -2; the library uses the discounted form)")
 
 
 def _full_profile_only(key: str, iters: int, profile: str, task, summary: str, measured: dict,
                        figs: list[str]) -> Finding:
-    """A claim that needs the full profile's training length: reported with the small run's numbers."""
-    reason = f"full-profile claim (needs {iters} iterations); {_scale_note(profile, task)}: {summary}"
-    finding = Finding.not_testable(key, reason, **measured)
+    """A claim that needs the full profile's training length: deferred, with the small run's numbers."""
+    finding = Finding.deferred(key, f"{_scale_note(profile, task)}: {summary}", **measured)
     finding.figures = figs
     return finding
 
@@ -255,53 +249,72 @@ def _scale_note(profile: str, task) -> str:
     return f"{profile} profile ran {task.iters} iterations, batch {task.batch}, T={task.T}"
 
 
-def _coin(aa: dict, naive: dict, profile: str, figs: list[str]) -> Finding:
-    aa_own, nv_own = aa["eval"]["own_coin_fraction"], naive["eval"]["own_coin_fraction"]
-    measured = {"adalign_own_coin_fraction": aa_own, "naive_own_coin_fraction": nv_own,
-                "adalign_reward_per_step": _final_reward(aa), "naive_reward_per_step": _final_reward(naive),
-                "adalign_vs_defect_reward_per_step": aa["vs_defect"], "iterations": aa["task"].iters,
-                "adalign_train_own_coin_fraction_last10pct": _tail_ratio(aa, "own_coins", "coins"),
-                "naive_train_own_coin_fraction_last10pct": _tail_ratio(naive, "own_coins", "coins")}
-    summary = (f"own-coin fraction AdAlign {aa_own:.2f} vs naive {nv_own:.2f}; reward/step "
-               f"{_final_reward(aa):.3f} vs {_final_reward(naive):.3f}")
+def _game_verdict(aa: list[float], base: list[float], full: float, margin: float, base_max: float) -> Verdict:
+    """REPRODUCED: mean AA >= full and mean baseline <= base_max; PARTIAL: the paired interval
+    AA - baseline lies above `margin`."""
+    if _mean(aa) >= full and _mean(base) <= base_max:
+        return Verdict.REPRODUCED
+    diff = mean_ci([a - b for a, b in zip(aa, base, strict=True)])
+    return Verdict.PARTIAL if diff.lo > margin else Verdict.NOT_REPRODUCED
+
+
+def _coin(aa: list[dict], naive: list[dict], profile: str, figs: list[str]) -> Finding:
+    aa_own = [r["eval"]["own_coin_fraction"] for r in aa]
+    nv_own = [r["eval"]["own_coin_fraction"] for r in naive]
+    measured: dict = {**_ci_measured("adalign_own_coin_fraction", aa_own),
+                      **_ci_measured("naive_own_coin_fraction", nv_own),
+                      "adalign_reward_per_step": _mean([_final_reward(r) for r in aa]),
+                      "naive_reward_per_step": _mean([_final_reward(r) for r in naive]),
+                      "adalign_vs_defect_reward_per_step": _mean([_seat_mean_vs_defect(r) for r in aa]),
+                      "iterations": aa[0]["task"].iters,
+                      "adalign_train_own_coin_fraction_last10pct": _mean([_tail_ratio(r, "own_coins", "coins")
+                                                                          for r in aa])}
+    measured.update({f"adalign_own_coin_fraction_seed{i}": v for i, v in enumerate(aa_own)})
+    measured.update({f"naive_own_coin_fraction_seed{i}": v for i, v in enumerate(nv_own)})
+    summary = (f"own-coin fraction AdAlign {_ci(aa_own)} vs naive {_ci(nv_own)} (per seed "
+               + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(aa_own, nv_own, strict=True))
+               + f"); reward/step {measured['adalign_reward_per_step']:.3f} vs "
+               f"{measured['naive_reward_per_step']:.3f}")
     if profile != "full":
-        return _full_profile_only("coin_game", COIN_ITERS, profile, aa["task"], summary, measured, figs)
-    verdict = graded(aa_own, 0.8, nv_own + 0.1)
-    if verdict is Verdict.REPRODUCED:
-        verdict = all_of(verdict, at_most(nv_own, 0.65))
+        return _full_profile_only("coin_game", COIN_ITERS, profile, aa[0]["task"], summary, measured, figs)
+    verdict = _game_verdict(aa_own, nv_own, 0.8, 0.1, 0.65)
     return Finding("coin_game", verdict, measured, summary + "; paper: AdAlign self-play 0.28/step", figs)
 
 
-def _negotiation(adap: dict, ppo: dict, profile: str, figs: list[str]) -> Finding:
-    w_aa, w_ppo = adap["eval"]["welfare_per_round"], ppo["eval"]["welfare_per_round"]
-    measured = {"adap_welfare_per_round": w_aa, "ppo_welfare_per_round": w_ppo,
-                "adap_vs_defect_per_round": adap["vs_defect"], "ppo_vs_defect_per_round": ppo["vs_defect"],
-                "iterations": adap["task"].iters,
-                "adap_train_welfare_last10pct": _tail_mean(adap, "welfare"),
-                "adap_train_welfare_peak_smoothed": _peak(adap, "welfare"),
-                "ppo_train_welfare_last10pct": _tail_mean(ppo, "welfare")}
-    summary = (f"self-play welfare/round AdAP {w_aa:.2f} vs PPO {w_ppo:.2f} (greedy 9, cooperative 15); "
-               f"vs always-defect AdAP {adap['vs_defect']:.2f}, PPO {ppo['vs_defect']:.2f} (AC gets 3.75); "
-               f"AdAP's training curve peaked at {_peak(adap, 'welfare'):.2f}")
+def _negotiation(adap: list[dict], ppo: list[dict], profile: str, figs: list[str]) -> Finding:
+    w_aa = [r["eval"]["welfare_per_round"] for r in adap]
+    w_ppo = [r["eval"]["welfare_per_round"] for r in ppo]
+    measured: dict = {**_ci_measured("adap_welfare_per_round", w_aa),
+                      **_ci_measured("ppo_welfare_per_round", w_ppo),
+                      "adap_vs_defect_per_round": _mean([_seat_mean_vs_defect(r) for r in adap]),
+                      "ppo_vs_defect_per_round": _mean([_seat_mean_vs_defect(r) for r in ppo]),
+                      "iterations": adap[0]["task"].iters,
+                      "adap_train_welfare_peak_smoothed": _mean([_peak(r, "welfare") for r in adap])}
+    measured.update({f"adap_welfare_seed{i}": v for i, v in enumerate(w_aa)})
+    measured.update({f"ppo_welfare_seed{i}": v for i, v in enumerate(w_ppo)})
+    summary = (f"self-play welfare/round AdAP {_ci(w_aa)} vs PPO {_ci(w_ppo)} (per seed "
+               + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(w_aa, w_ppo, strict=True))
+               + "; greedy 9, cooperative 15); vs always-defect AdAP "
+               f"{measured['adap_vs_defect_per_round']:.2f}, PPO {measured['ppo_vs_defect_per_round']:.2f} "
+               "(AC gets 3.75)")
     if profile != "full":
-        return _full_profile_only("negotiation", NEGOTIATION_ITERS, profile, adap["task"], summary,
+        return _full_profile_only("negotiation", NEGOTIATION_ITERS, profile, adap[0]["task"], summary,
                                   measured, figs)
-    verdict = graded(w_aa, 12.0, w_ppo + 1.0)
-    if verdict is Verdict.REPRODUCED:
-        verdict = all_of(verdict, at_most(w_ppo, 10.0))
-    return Finding("negotiation", verdict, measured, summary, figs)
+    return Finding("negotiation", _game_verdict(w_aa, w_ppo, 12.0, 1.0, 10.0), measured, summary, figs)
 
 
-def _cheaper(timing: dict[str, float], batch: int) -> Finding:
-    ratio = timing["lola_dice"] / timing["adalign"]
-    verdict = graded(ratio, 3.0, 1.0)
-    return Finding("cheaper_than_lola", verdict,
-                   {"adalign_s_per_update": timing["adalign"], "lola_dice_s_per_update": timing["lola_dice"],
-                    "lola_exact_s_per_update": timing["lola_exact"], "lola_dice_over_adalign": ratio,
-                    "batch": batch},
-                   f"LOLA-DiCE {timing['lola_dice'] * 1e3:.1f} ms vs AdAlign {timing['adalign'] * 1e3:.1f} "
-                   f"ms per update ({ratio:.1f}x) at batch {batch}, T=16; exact LOLA (analytic, tabular IPD) "
-                   f"{timing['lola_exact'] * 1e3:.1f} ms; paper ~{PAPER_SPEEDUP:.0f}x vs OS methods")
+def _cheaper(timing: dict[int, dict[str, float]], repeats: int) -> Finding:
+    ratios = {b: t["lola_dice"] / t["adalign"] for b, t in timing.items()}
+    geo = float(np.exp(np.mean(np.log(list(ratios.values())))))
+    measured: dict = {"lola_dice_over_adalign_geomean": geo, "repeats": repeats, "gru_hidden": 32, "T": 16}
+    for b, t in timing.items():
+        measured.update({f"adalign_s_per_update_b{b}": t["adalign"], f"lola_dice_s_per_update_b{b}":
+                         t["lola_dice"], f"lola_dice_over_adalign_b{b}": ratios[b]})
+    scaling = ", ".join(f"batch {b}: {t['lola_dice'] * 1e3:.0f} vs {t['adalign'] * 1e3:.0f} ms "
+                        f"({ratios[b]:.1f}x)" for b, t in timing.items())
+    return Finding("cheaper_than_lola", graded(geo, 3.0, 1.0), measured,
+                   f"GRU policies, median of {repeats} updates, LOLA-DiCE vs AdAlign: {scaling}; geometric "
+                   f"mean {geo:.1f}x; paper ~{PAPER_SPEEDUP:.0f}x vs OS methods (A100, JAX)")
 
 
 def _figures(ctx: RunContext, aa: list[dict], naive: list[dict], lola: dict) -> list[str]:
@@ -341,8 +354,9 @@ def _figures(ctx: RunContext, aa: list[dict], naive: list[dict], lola: dict) -> 
     return ["ipd_learning_curves.png", "ipd_policy_bars.png"]
 
 
-def _game_figures(ctx: RunContext, coin: tuple[dict, dict], neg: tuple[dict, dict]) -> list[str]:
-    """Training curves: own-coin fraction per iteration (Coin Game), welfare per round (Negotiation)."""
+def _game_figures(ctx: RunContext, coin: tuple[list[dict], list[dict]],
+                  neg: tuple[list[dict], list[dict]]) -> list[str]:
+    """Training curves, one line per seed: own-coin fraction (Coin Game), welfare per round (Negotiation)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -358,8 +372,9 @@ def _game_figures(ctx: RunContext, coin: tuple[dict, dict], neg: tuple[dict, dic
          "negotiation_learning_curves.png", "Negotiation self-play"),
     ):
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        for r, label, color in zip(runs, labels, ("C0", "C3"), strict=True):
-            ax.plot(curve(r), color=color, label=label, alpha=0.8)
+        for seed_runs, label, color in zip(runs, labels, ("C0", "C3"), strict=True):
+            for i, r in enumerate(seed_runs):
+                ax.plot(curve(r), color=color, label=label if i == 0 else None, alpha=0.7)
         ax.set(xlabel="iteration", ylabel=ylabel, title=title)
         ax.legend()
         fig.tight_layout()

@@ -2,8 +2,16 @@ from __future__ import annotations
 
 from ..spec import Spec
 
-SPECS = [Spec("advantage_alignment train", {"env": "ipd", "iters": "2", "batch": "4"})]
+SPECS = [
+    Spec("advantage_alignment train", {"env": "ipd", "iters": "2", "batch": "4", "save": "{tmp}/agents"}),
+    Spec("advantage_alignment league", {"agents": ["{agent}", "{agent}"], "batch": "16"}),
+]
 
 
 def valid(d):
-    return {}
+    from iclr25.advantage_alignment.envs import make_env
+    from iclr25.advantage_alignment.league import save_agent
+    from iclr25.advantage_alignment.train import default_config, make_learner
+    env = make_env("ipd")
+    save_agent(make_learner(env, default_config("ipd", "adalign"), 0), env, d / "agent.pt")
+    return {"agent": str(d / "agent.pt")}
