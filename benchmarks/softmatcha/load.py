@@ -1,9 +1,14 @@
 """Load test of the served SoftMatcha API: `iclr25 serve` in its own process on 127.0.0.1, and 1, 8 and 32
-concurrent clients firing searches at /api/softmatcha/search over loopback. Every level is bounded in
-request count and in time, and stops by itself. Reports p50 / p99 latency, throughput, errors, and lost
-responses (a response that never came, or whose hit count differs from the library's for that query).
+concurrent clients firing searches at /api/softmatcha/search over loopback, first alone and then while
+`--abusive` more clients send worst-case queries (alpha = 0: every word matches, ~1e6 hits each) in a
+loop. Every level is bounded in request count and in time, and stops by itself. Reports p50 / p99
+latency of the ordinary queries, throughput, errors, and lost responses (a response that never came, or
+whose hit count differs from the library's for that query); the goal is p99 < 200 ms at 32 clients
+with 4 abusive ones, 0 errors. Broad queries are answered (200) or refused with 429/503 by the
+server's heavy lane; they are counted, not timed.
 
     .venv/bin/python benchmarks/softmatcha/load.py [--requests 200] [--seconds 20] [--clients 1 8 32]
+        [--abusive 4]
 
 Corpus: the KJV demo index (GloVe 6B 50-d), built into the cache on first use."""
 
@@ -25,6 +30,7 @@ QUERIES = [  # (pattern, threshold): rare, medium and frequent classes, soft and
     ("the son of man", 0.8), ("the land of egypt", 0.9), ("the king of israel", 1.0),
     ("and he said", 0.9), ("unto them", 0.85),
 ]
+ABUSIVE = [("the king of israel", 0.0), ("and he said unto them", 0.0), ("the", 0.0)]
 HOST = "127.0.0.1"  # loopback only
 
 
@@ -36,6 +42,7 @@ class Level:
     lost: int = 0
     sent: int = 0
     seconds: float = 0.0
+    abusive: dict[int, int] = field(default_factory=dict)  # status code -> count of broad queries
 
 
 def free_port() -> int:
@@ -67,9 +74,26 @@ def wait_ready(base: str, proc: subprocess.Popen, timeout: float = 60.0) -> None
 
 
 def run_level(base: str, index: str, clients: int, n_requests: int, seconds: float,
-              expected: dict[tuple[str, float], int]) -> Level:
+              expected: dict[tuple[str, float], int], abusive: int = 0) -> Level:
     import httpx
     lv = Level(clients)
+    stop = threading.Event()
+
+    def abuser(k: int) -> None:
+        with httpx.Client(base_url=base, timeout=60) as c:
+            i = k
+            while not stop.is_set():
+                pattern, a = ABUSIVE[i % len(ABUSIVE)]
+                i += 1
+                try:
+                    code = c.get("/api/softmatcha/search", params={"index": index, "pattern": pattern,
+                                                                    "threshold": a, "limit": 50}).status_code
+                except httpx.HTTPError:
+                    code = -1
+                with lock:
+                    lv.abusive[code] = lv.abusive.get(code, 0) + 1
+                if code in (429, 503):
+                    time.sleep(0.05)  # a client honouring "retry shortly", not a busy loop
     lock = threading.Lock()
     counter = iter(range(n_requests))
     deadline = time.perf_counter() + seconds
@@ -100,11 +124,19 @@ def run_level(base: str, index: str, clients: int, n_requests: int, seconds: flo
                     else:
                         lv.latencies.append(dt)
 
+    abusers = [threading.Thread(target=abuser, args=(k,), daemon=True) for k in range(abusive)]
+    for t in abusers:
+        t.start()
+    if abusive:
+        time.sleep(1.0)  # let the broad queries occupy the server first
     t0 = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
         for f in [pool.submit(worker) for _ in range(clients)]:
             f.result()
     lv.seconds = time.perf_counter() - t0
+    stop.set()
+    for t in abusers:
+        t.join(timeout=90)
     return lv
 
 
@@ -120,9 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
     ap.add_argument("--requests", type=int, default=200, help="requests per level (upper bound)")
     ap.add_argument("--seconds", type=float, default=20.0, help="time limit per level")
+    ap.add_argument("--abusive", type=int, default=4, help="clients sending worst-case queries in the "
+                    "second round (0: skip it)")
     args = ap.parse_args(argv)
-    if max(args.clients) > 64 or args.requests > 5000 or args.seconds > 120:
-        ap.error("bounded load only: at most 64 clients, 5000 requests and 120 s per level")
+    if max(args.clients) > 64 or args.requests > 5000 or args.seconds > 120 or not 0 <= args.abusive <= 16:
+        ap.error("bounded load only: at most 64 clients, 16 abusive, 5000 requests and 120 s per level")
 
     from iclr25.softmatcha.demo import kjv_index
     idx = kjv_index()
@@ -135,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         run_level(base, idx.path.name, 1, len(QUERIES), 30, expected)  # warm-up: open the index, caches
         levels = [run_level(base, idx.path.name, n, args.requests, args.seconds, expected)
                   for n in args.clients]
+        if args.abusive:
+            levels += [run_level(base, idx.path.name, n, args.requests, args.seconds, expected, args.abusive)
+                       for n in args.clients]
     finally:
         proc.terminate()
         try:
@@ -144,14 +181,16 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"SoftMatcha API under load: KJV ({idx.n_tokens:,} tokens), {len(QUERIES)} queries in rotation, "
           f"loopback, one server process")
-    print(f"{'clients':>7} {'requests':>8} {'ok':>6} {'errors':>6} {'lost':>5} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'req/s':>7}")
+    print(f"{'clients':>7} {'abusive':>7} {'requests':>8} {'ok':>6} {'errors':>6} {'lost':>5} {'p50 ms':>8} "
+          f"{'p99 ms':>8} {'req/s':>7}  broad queries by status")
     bad = 0
     for lv in levels:
         ok = len(lv.latencies)
-        print(f"{lv.clients:>7} {lv.sent:>8} {ok:>6} {lv.errors:>6} {lv.lost:>5} "
-              f"{1000 * pct(lv.latencies, 0.5):>8.1f} {1000 * pct(lv.latencies, 0.99):>8.1f} "
-              f"{ok / lv.seconds if lv.seconds else 0:>7.1f}")
+        broad = " ".join(f"{code}:{n}" for code, n in sorted(lv.abusive.items())) or "-"
+        print(f"{lv.clients:>7} {sum(lv.abusive.values()) and args.abusive:>7} {lv.sent:>8} {ok:>6} "
+              f"{lv.errors:>6} {lv.lost:>5} {1000 * pct(lv.latencies, 0.5):>8.1f} "
+              f"{1000 * pct(lv.latencies, 0.99):>8.1f} {ok / lv.seconds if lv.seconds else 0:>7.1f}  {broad}")
+        bad += lv.abusive.get(-1, 0) + sum(n for code, n in lv.abusive.items() if code >= 500 and code != 503)
         bad += lv.errors + lv.lost + (lv.sent - ok - lv.errors - lv.lost)
     if levels and levels[0].latencies:
         base_p50 = statistics.median(levels[0].latencies)

@@ -6,11 +6,8 @@ under a temporary name, fsynced and renamed: an interrupted build never leaves a
 from __future__ import annotations
 
 import array
-import contextlib
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -22,7 +19,10 @@ import numpy as np
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import progress
 from iclr25.softmatcha.embeddings import Embeddings
-from iclr25.softmatcha.index_format import FORMAT, SEP_TOKEN, VERSION, fsync_dir, sha256_file
+from iclr25.softmatcha.index import check_output
+from iclr25.softmatcha.index_format import FORMAT, SEP_TOKEN, VERSION, file_checksums, fsync_dir
+from iclr25.softmatcha.inputs import ReadStats
+from iclr25.softmatcha.publish import publish, staging
 from iclr25.softmatcha.tokenize import Tokenizer
 
 
@@ -34,26 +34,10 @@ class BuildConfig:
 
 
 @dataclass
-class BuildStats:
+class BuildStats(ReadStats):
     n_tokens: int = 0
     n_lines: int = 0
-    invalid_utf8_lines: int = 0
     seconds: float = 0.0
-
-
-def _decode(raw: bytes, stats: BuildStats) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        stats.invalid_utf8_lines += 1
-        return raw.decode("utf-8", errors="replace")
-
-
-def iter_file_lines(path: Path, stats: BuildStats) -> Iterator[str]:
-    """Lines of a file without their end-of-line, invalid UTF-8 replaced (and counted)."""
-    with open(path, "rb") as f:
-        for raw in f:
-            yield _decode(raw.rstrip(b"\r\n"), stats)
 
 
 class _Writer:
@@ -141,30 +125,8 @@ def _blocks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
         yield block
 
 
-@contextlib.contextmanager
-def _staging(out: Path) -> Iterator[Path]:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        yield tmp
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _publish(tmp: Path, out: Path, overwrite: bool) -> None:
-    """Atomically replace `out` with the finished folder `tmp`."""
-    if out.exists():
-        if not overwrite:
-            raise UserError(f"{out} already exists (use overwrite=True / --force)")
-        if not (out / "meta.json").is_file() and any(out.iterdir()):
-            raise UserError(f"{out} exists and is not a SoftMatcha index; refusing to replace it")
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, out)
-    fsync_dir(out.parent)
+def _is_index(folder: Path) -> bool:
+    return (folder / "meta.json").is_file()
 
 
 def build_index(lines_by_source: Iterable[tuple[str, Iterable[str]]], out: str | os.PathLike,
@@ -175,7 +137,8 @@ def build_index(lines_by_source: Iterable[tuple[str, Iterable[str]]], out: str |
     config = config or BuildConfig()
     stats = stats or BuildStats()
     t0 = time.perf_counter()
-    with _staging(out) as tmp:
+    check_output(out, overwrite)
+    with staging(out) as tmp:
         w = _Writer(tmp, tokenizer, config)
         sources = []
         try:
@@ -193,14 +156,14 @@ def build_index(lines_by_source: Iterable[tuple[str, Iterable[str]]], out: str |
         line_bytes = np.frombuffer(w.line_bytes, dtype=np.uint64) if config.store_text else None
         stats.n_tokens, stats.n_lines = w.n_tokens, w.n_lines
         meta = _finish(tmp, out, vocab, embeddings, tokenizer.name, w.n_positions, w.n_tokens, w.n_lines,
-                       sources, line_bytes, stats, config, t0, overwrite)
+                       sources, line_bytes, stats, config, t0)
     return meta
 
 
 def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, tokenizer_name: str,
             n_positions: int, n_tokens: int, n_lines: int, sources: list[dict[str, Any]],
-            line_bytes: np.ndarray | None, stats: BuildStats, config: BuildConfig, t0: float,
-            overwrite: bool) -> dict[str, Any]:
+            line_bytes: np.ndarray | None, stats: BuildStats, config: BuildConfig,
+            t0: float) -> dict[str, Any]:
     """Pass 2 + the small arrays + checksums + meta.json, then publish the folder atomically."""
     tokens = np.memmap(tmp / "tokens.bin", dtype=np.uint32, mode="r", shape=(n_positions,))
     indptr, pdtype = counting_sort(tokens, len(vocab), tmp / "postings.bin", config.sort_chunk)
@@ -219,7 +182,7 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
     if line_bytes is not None:
         _save(tmp / "line_bytes.bin", line_bytes)
         arrays["line_bytes"] = {"dtype": "uint64", "shape": [int(line_bytes.size)]}
-    files = {p.name: {"bytes": p.stat().st_size, "sha256": sha256_file(p)} for p in sorted(tmp.iterdir())}
+    files = {p.name: file_checksums(p) for p in sorted(tmp.iterdir())}
     stats.seconds = time.perf_counter() - t0
     meta = {
         "format": FORMAT, "version": VERSION,
@@ -237,12 +200,12 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
         f.flush()
         os.fsync(f.fileno())
     fsync_dir(tmp)
-    _publish(tmp, out, overwrite)
+    publish(tmp, out, _is_index)
     return meta
 
 
 def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[str] | tuple[str, ...],
-                   out: str | os.PathLike, embeddings: Embeddings, tokenizer_name: str = "word-lower-v1",
+                   out: str | os.PathLike, embeddings: Embeddings, tokenizer_name: str = "glove-lower-v1",
                    *, overwrite: bool = False, config: BuildConfig | None = None,
                    source: str = "<ids>") -> dict[str, Any]:
     """Build from an already tokenized corpus: `word_ids` index `words`, lines have `line_lengths`
@@ -264,7 +227,8 @@ def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[s
     seps = np.zeros(n_lines + 1, dtype=np.int64)
     np.cumsum(line_lengths + 1, out=seps[1:])
     stats = BuildStats(n_tokens=int(word_ids.size), n_lines=n_lines)
-    with _staging(out) as tmp:
+    check_output(out, overwrite)
+    with staging(out) as tmp:
         tokens = np.memmap(tmp / "tokens.bin", dtype=np.uint32, mode="w+", shape=(n_positions,))
         is_tok = np.ones(n_positions, dtype=bool)
         is_tok[seps] = False
@@ -274,7 +238,7 @@ def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[s
         del tokens, is_tok
         sources = [{"name": source, "first_line": 0, "n_lines": n_lines}]
         return _finish(tmp, out, vocab, embeddings, tokenizer_name, n_positions, int(word_ids.size),
-                       n_lines, sources, None, stats, config, t0, overwrite)
+                       n_lines, sources, None, stats, config, t0)
 
 
 def _save(path: Path, a: np.ndarray) -> None:

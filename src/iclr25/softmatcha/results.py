@@ -53,6 +53,49 @@ class Variant:
     mean_score: float
 
 
+def group_rows(rows: np.ndarray, values: Sequence[np.ndarray], ufuncs: Sequence[np.ufunc]
+               ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The distinct rows of the (n, m) integer array `rows` and, per group, each `values[k]` reduced with
+    `ufuncs[k]` (np.add: sum, np.minimum: min). Rows are grouped by a 64-bit hash (one integer sort;
+    np.unique(axis=0) took 3 s for 1e6 rows) and, if two distinct rows ever share a hash, by an exact
+    column-wise lexsort instead."""
+    rows = np.asarray(rows)
+    mult = np.arange(1, rows.shape[1] + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    h = rows.astype(np.uint64) @ mult  # wraps modulo 2^64
+    h ^= h >> np.uint64(31)
+    order = np.argsort(h, kind="stable")
+    ranked, hs = rows[order], h[order]
+    row_change = (ranked[1:] != ranked[:-1]).any(axis=1)
+    if (row_change & (hs[1:] == hs[:-1])).any():  # a collision: fall back to the exact sort
+        order = np.lexsort(rows.T[::-1])
+        ranked = rows[order]
+        row_change = (ranked[1:] != ranked[:-1]).any(axis=1)
+    starts = np.flatnonzero(np.r_[True, row_change])
+    reduced = [u.reduceat(np.asarray(v)[order], starts) for v, u in zip(values, ufuncs, strict=True)]
+    return ranked[starts], reduced
+
+
+def variant_table(rows: np.ndarray, counts: np.ndarray, mins: np.ndarray, sums: np.ndarray,
+                  vocab: Sequence[str], limit: int | None = None) -> list[Variant]:
+    """Variants from distinct matched type-id `rows` with their counts, min and sum of scores, most
+    frequent first, then by mean score and string; the first `limit`. Strings are only made for the rows
+    that can reach the first `limit` (a broad query has ~1e6 distinct rows; making every string took s)."""
+    counts = np.asarray(counts)
+    means = np.asarray(sums) / counts
+    keep = np.arange(len(rows))
+    if limit is not None and limit < len(rows):
+        if limit <= 0:
+            return []
+        last = np.lexsort((-means, -counts))[limit - 1]  # by count, then mean score, descending
+        # every row ranked before the limit-th, plus its ties (the string decides among those)
+        tied = (counts == counts[last]) & (means >= means[last])
+        keep = np.flatnonzero((counts > counts[last]) | tied)
+    out = [Variant(" ".join(vocab[int(t)] for t in rows[i]), int(counts[i]), float(mins[i]), float(means[i]))
+           for i in keep]
+    out.sort(key=lambda v: (-v.count, -v.mean_score, v.string))
+    return out[:limit] if limit is not None else out
+
+
 class SearchResult(Sequence[Match]):
     """All matches of one query (complete enumeration, in corpus order). Indexing materialises `Match`
     objects on demand, so a million hits cost nothing until looked at; `positions` holds them all."""
@@ -109,46 +152,54 @@ class SearchResult(Sequence[Match]):
         return np.stack([s[ids[:, i]] for i, s in enumerate(self._slot_scores)], axis=1) if ids.size else \
             np.empty((0, len(self.pattern)), np.float32)
 
-    def variants(self) -> list[Variant]:
+    def variants(self, limit: int | None = None) -> list[Variant]:
         """Each distinct matched token sequence, its count and min/mean of the per-match minimum score,
-        most frequent first (as SoftMatcha 2 prints Rank / Score / #Match / String)."""
+        most frequent first (as SoftMatcha 2 prints Rank / Score / #Match / String); the first `limit`."""
         if self.count == 0:
             return []
         ids = self.token_ids()
         score = self.score_matrix().min(axis=1)
-        uniq, inv, counts = np.unique(ids, axis=0, return_inverse=True, return_counts=True)
-        inv = inv.reshape(-1)
-        mins = np.full(len(uniq), np.inf)
-        np.minimum.at(mins, inv, score)
-        sums = np.bincount(inv, weights=score, minlength=len(uniq))
-        vocab = self.index.vocab
-        out = [Variant(" ".join(vocab[int(t)] for t in row), int(c), float(mn), float(sm / c))
-               for row, c, mn, sm in zip(uniq, counts, mins, sums, strict=True)]
-        out.sort(key=lambda v: (-v.count, -v.mean_score, v.string))
-        return out
+        uniq, (counts, mins, sums) = group_rows(ids, (np.ones(len(ids)), score, score),
+                                                (np.add, np.minimum, np.add))
+        return variant_table(uniq, counts, mins, sums, self.index.vocab, limit)
+
+    def context_order(self, side: str, words: int = 6) -> np.ndarray:
+        """(count,) the order of the hits by their context on `side` ("left": the words before, nearest
+        first; "right": the words after), compared word by word, case- and punctuation-blind as
+        concordancers sort; a line end sorts first; ties keep corpus order. Computed from token ids, so
+        sorting a million hits reads no text."""
+        ix = self.index
+        toks, m, n = ix.tokens, len(self.pattern), ix.tokens.shape[0]
+        steps = np.arange(1, 3 * words + 1)  # room to skip punctuation
+        at = self.positions[:, None] + (m - 1 + steps if side == "right" else -steps)[None, :]
+        ids = np.asarray(toks[np.clip(at, 0, n - 1)]).astype(np.int64)
+        inside = np.cumprod(ids != 0, axis=1).astype(bool) & (at >= 0) & (at < n)  # up to the line end
+        rank = np.where(inside, ix.word_rank[ids], 0)
+        first = np.argsort(rank == 0, axis=1, kind="stable")[:, :words]  # words first, in order
+        keys = np.take_along_axis(rank, first, axis=1)  # (count, words); 0 past the line's last word
+        return np.lexsort((np.arange(self.count), *keys.T[::-1]))
 
     def kwic(self, width: int = 40, sort: str = "none", limit: int | None = None) -> list[str]:
-        """Key-word-in-context lines: right-aligned left context | key | right context.
-        `sort`: "none" (corpus order), "left" (by the words before, nearest first) or "right"."""
+        """Key-word-in-context lines: right-aligned left context | key | right context, `width` characters
+        each side (0: none). `sort`: "none" (corpus order), "left" or "right" (by the context words, see
+        `context_order`); the whole concordance is sorted before the first `limit` rows are cut."""
+        from iclr25.core.errors import UserError
         if sort not in ("none", "left", "right"):
-            from iclr25.core.errors import UserError
             raise UserError(f"kwic sort must be none, left or right, got {sort!r}")
-        ms = list(self[:limit] if limit is not None else self)
+        if width < 0:
+            raise UserError(f"kwic width must be >= 0, got {width}")
+        order = np.arange(self.count) if sort == "none" else self.context_order(sort)
+        ms = self.index._matches(self, self.positions[order[:limit]])
         rows = []
         for m in ms:
             a, b = m.char_span
-            left, key, right = m.text[:a], m.text[a:b], m.text[b:]
-            rows.append((left, key, right))
-        if sort == "left":
-            rows.sort(key=lambda r: r[0].lower().split()[::-1])
-        elif sort == "right":
-            rows.sort(key=lambda r: r[2].lower().split())
+            rows.append((m.text[:a], m.text[a:b], m.text[b:]))
         kw = max((len(k) for _, k, _ in rows), default=0)
         out = []
         for left, key, right in rows:
-            lft = " ".join(left.split())[-width:]
+            lft = " ".join(left.split())[-width:] if width else ""
             rgt = " ".join(right.split())[:width]
-            out.append(f"{lft:>{width}} | {key:<{kw}} | {rgt}")
+            out.append(f"{lft:>{width}} | {key:<{kw}} | {rgt}" if width else f"| {key:<{kw}} |")
         return out
 
     def to_json(self, limit: int | None = None) -> str:

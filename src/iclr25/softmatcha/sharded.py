@@ -47,8 +47,8 @@ from iclr25.softmatcha.index import (
     SoftSets,
     Thresholds,
 )
-from iclr25.softmatcha.index_format import SEP_TOKEN, read_meta
-from iclr25.softmatcha.results import Match, SearchResult, Variant
+from iclr25.softmatcha.index_format import SEP_TOKEN, auto_level, read_meta, verify_files
+from iclr25.softmatcha.results import Match, SearchResult, Variant, group_rows, variant_table
 from iclr25.softmatcha.search import SEP, find_positions
 from iclr25.softmatcha.tokenize import get_tokenizer
 
@@ -116,11 +116,8 @@ class ShardWorker:
             return (np.empty((0, m), np.int64), np.empty(0, np.int64), np.empty(0), np.empty(0))
         ids = np.asarray(ix.tokens[pos[:, None] + np.arange(m)[None, :]]).astype(np.int64)
         score = np.stack([s[ids[:, i]] for i, s in enumerate(scores)], axis=1).min(axis=1)
-        uniq, inv, counts = np.unique(ids, axis=0, return_inverse=True, return_counts=True)
-        inv = inv.reshape(-1)
-        mins = np.full(len(uniq), np.inf)
-        np.minimum.at(mins, inv, score)
-        sums = np.bincount(inv, weights=score, minlength=len(uniq))
+        uniq, (counts, mins, sums) = group_rows(ids, (np.ones(len(ids), np.int64), score, score),
+                                                (np.add, np.minimum, np.add))
         return np.asarray(self.l2g)[uniq], counts, mins, sums
 
 
@@ -195,7 +192,7 @@ class ShardedResult(Sequence[Match]):
                                            for k, p in calls])
         return [m for out in outs for m in out]
 
-    def variants(self) -> list[Variant]:
+    def variants(self, limit: int | None = None) -> list[Variant]:
         """The variants table over all shards (merged partial tables; same order as SearchResult's)."""
         parts = self.owner._fan("variants", [(k, (self._slots, self.pattern))
                                              for k in range(len(self._per_shard)) if self._per_shard[k].size])
@@ -205,17 +202,8 @@ class ShardedResult(Sequence[Match]):
         counts = np.concatenate([p[1] for p in parts])
         mins = np.concatenate([p[2] for p in parts])
         sums = np.concatenate([p[3] for p in parts])
-        uniq, inv = np.unique(rows, axis=0, return_inverse=True)
-        inv = inv.reshape(-1)
-        c = np.bincount(inv, weights=counts, minlength=len(uniq))
-        s = np.bincount(inv, weights=sums, minlength=len(uniq))
-        mn = np.full(len(uniq), np.inf)
-        np.minimum.at(mn, inv, mins)
-        vocab = self.owner.vocab
-        out = [Variant(" ".join(vocab[int(t)] for t in row), int(cc), float(m), float(ss / cc))
-               for row, cc, m, ss in zip(uniq, c, mn, s, strict=True)]
-        out.sort(key=lambda v: (-v.count, -v.mean_score, v.string))
-        return out
+        uniq, (c, mn, sm) = group_rows(rows, (counts, mins, sums), (np.add, np.minimum, np.add))
+        return variant_table(uniq, c, mn, sm, self.owner.vocab, limit)
 
     def __repr__(self) -> str:
         return f"ShardedResult({' '.join(self.pattern)!r}, count={self.count}, seconds={self.seconds:.4f})"
@@ -259,7 +247,7 @@ class ShardedIndex(SoftSets):
     # ---- build / load ---------------------------------------------------------------------------------
     @classmethod
     def build(cls, out: str | os.PathLike, *, lines: Iterable[str], n_shards: int,
-              embeddings: Embeddings | str | None = None, tokenizer: str = "word", overwrite: bool = False,
+              embeddings: Embeddings | str | None = None, tokenizer: str = "glove", overwrite: bool = False,
               **kw: Any) -> ShardedIndex:
         """Split `lines` into `n_shards` contiguous parts of about equal size (at line boundaries) and
         index each one; then write the global vocabulary and each shard's local->global map."""
@@ -287,7 +275,7 @@ class ShardedIndex(SoftSets):
                 raise UserError(f"cannot split {line_lengths.size} lines into {n_shards} shards")
             Index.from_token_ids(word_ids[ends[a]:ends[b]], line_lengths[a:b], words, out / f"shard-{k:03d}",
                                  embeddings, overwrite=True)
-        return cls._finish(out, n_shards, embeddings, "word-lower-v1", "<ids>", **kw)
+        return cls._finish(out, n_shards, embeddings, "glove-lower-v1", "<ids>", **kw)
 
     @classmethod
     def _finish(cls, out: Path, n_shards: int, emb: Embeddings, tokenizer: str, source: str,
@@ -326,7 +314,8 @@ class ShardedIndex(SoftSets):
     @classmethod
     def load(cls, path: str | os.PathLike, embeddings: Embeddings | str | None = None,
              backend: str = "serial", workers: int | None = None,
-             ray_address: str | None = None) -> ShardedIndex:
+             ray_address: str | None = None, verify: str = "auto") -> ShardedIndex:
+        """Open a sharded index; every shard is checked as `Index.load(verify=...)` checks an index."""
         path = Path(path)
         mf = path / MANIFEST
         if not mf.is_file():
@@ -335,7 +324,8 @@ class ShardedIndex(SoftSets):
             manifest = json.loads(mf.read_text(encoding="utf-8"))
         except ValueError:
             raise UserError(f"corrupted sharded index {path}: {MANIFEST} is not valid JSON") from None
-        if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT \
+                or manifest.get("version") != VERSION:
             raise UserError(f"{path} is not a version-{VERSION} sharded SoftMatcha index")
         built = manifest["embeddings"]
         if embeddings is None:
@@ -347,7 +337,14 @@ class ShardedIndex(SoftSets):
         if emb.fingerprint != built["fingerprint"]:
             raise UserError(f"sharded index {path} was built with embeddings {built['name']!r}, "
                             f"not {emb.name!r}")
-        return cls(path, manifest, emb, backend, workers, ray_address)
+        for shard in manifest.get("shards", []):  # the same checks as Index.load, once per shard
+            d = path / str(shard.get("dir", "")) if isinstance(shard, dict) else path
+            meta = read_meta(d)
+            verify_files(d, meta, auto_level(meta) if verify == "auto" else verify)
+        try:
+            return cls(path, manifest, emb, backend, workers, ray_address)
+        except (KeyError, TypeError, ValueError, OSError) as e:
+            raise UserError(f"corrupted sharded index {path}: {type(e).__name__} {e}") from None
 
     # ---- Step 1 (SoftSets.slots) runs once, on the coordinator --------------------------------------
     def candidate_bound(self, pattern: str, threshold: Thresholds | None = None) -> int:

@@ -12,6 +12,7 @@ parameter is validated and size-limited; hits are always paged (a page materiali
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -39,6 +40,9 @@ MAX_OFFSET = 10**9
 MAX_CONTEXT = 200
 MAX_DOWNLOAD = 100_000  # hits per download; the response says when it was cut
 MAX_CANDIDATES = 50_000_000  # a query whose rarest slot occurs more often than this is refused as too broad
+HEAVY_CANDIDATES = 100_000  # above this a query is broad: it runs in the one-at-a-time heavy lane
+MAX_HEAVY_WAITING = 2  # broad queries queued behind the running one; more are refused with 429
+HEAVY_WAIT_SECONDS = 30.0
 MAX_VARIANTS = 50
 MAX_OPEN_INDEXES = 4
 INDEX_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -84,13 +88,14 @@ def list_indexes(root: Path) -> list[dict[str, Any]]:
         info: dict[str, Any] = {"name": d.name, "kind": kind}
         try:
             meta = json.loads((d / ("meta.json" if kind == "index" else "sharded.json")).read_text())
-            info.update(tokens=meta.get("n_tokens"), lines=meta.get("n_lines"),
-                        embeddings=(meta.get("embeddings") or {}).get("name"),
-                        tokenizer=meta.get("tokenizer"))
+            info.update(tokens=int(meta["n_tokens"]), lines=int(meta["n_lines"]),
+                        embeddings=str(meta["embeddings"]["name"]),
+                        tokenizer=str(meta["tokenizer"]))
             if kind == "sharded":
-                info["shards"] = len(meta.get("shards", []))
-        except (OSError, ValueError):
-            continue
+                info["shards"] = len(meta["shards"])
+        except (OSError, ValueError, TypeError, KeyError, RecursionError) as e:
+            info["damaged"] = f"unreadable {'meta.json' if kind == 'index' else 'sharded.json'} " \
+                              f"({type(e).__name__})"
         out.append(info)
     return out
 
@@ -150,7 +155,7 @@ def _load(path: Path) -> Any:
         from iclr25.softmatcha.sharded import ShardedIndex
         return ShardedIndex.load(path, embeddings=custom)
     from iclr25.softmatcha.index import Index
-    return Index.load(path, embeddings=custom, verify="size")
+    return Index.load(path, embeddings=custom, verify="auto")  # the CLI's verification (index_format)
 
 
 _OPEN = _OpenIndexes(MAX_OPEN_INDEXES)
@@ -167,8 +172,11 @@ def open_index(request: Request, name: str) -> Any:
         raise HTTPException(404, f"no index named {name!r}")
     try:
         return _OPEN.get(path)
-    except UserError as e:
-        raise HTTPException(409, str(e)) from None
+    except UserError as e:  # e.g. a damaged or foreign folder; named by its index name, not its path
+        raise HTTPException(409, str(e).replace(str(path), name).replace(str(root), ".")) from None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:  # a damaged folder
+        raise HTTPException(409, f"index {name!r} is damaged and cannot be opened "
+                                 f"({type(e).__name__})") from None
 
 
 # ---- parameters ---------------------------------------------------------------------------------------
@@ -212,24 +220,91 @@ def candidate_bound(idx: Any, pattern: str, alphas: float | list[float]) -> int:
     return min(int(freq[s.mask].sum()) for s in slots)
 
 
-def run_search(idx: Any, pattern: str, alphas: float | list[float]) -> Any:
-    """Validate the pattern, refuse queries that would enumerate too much, and search."""
+class HeavyLane:
+    """Broad queries (enumerating more than HEAVY_CANDIDATES candidates, up to ~1e6 matches and seconds of
+    CPU) run one at a time, with at most `max_waiting` queued; ordinary queries never wait for them, so
+    a few clients sending broad queries cannot take every core from everyone else."""
+
+    def __init__(self, max_waiting: int = MAX_HEAVY_WAITING,
+                 wait_seconds: float = HEAVY_WAIT_SECONDS) -> None:
+        self.max_waiting, self.wait_seconds = max_waiting, wait_seconds
+        self._run = threading.Semaphore(1)
+        self._lock = threading.Lock()
+        self._waiting = 0
+
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[None]:
+        if not self._run.acquire(blocking=False):
+            with self._lock:
+                if self._waiting >= self.max_waiting:
+                    raise HTTPException(429, f"too many broad queries at once (over {HEAVY_CANDIDATES:,} "
+                                             "candidates each); retry shortly or raise the threshold",
+                                        headers={"Retry-After": "2"})
+                self._waiting += 1
+            try:
+                acquired = self._run.acquire(timeout=self.wait_seconds)
+            finally:
+                with self._lock:
+                    self._waiting -= 1
+            if not acquired:
+                raise HTTPException(503, "the server is busy with broad queries; retry shortly",
+                                    headers={"Retry-After": "5"})
+        try:
+            yield
+        finally:
+            self._run.release()
+
+
+_HEAVY = HeavyLane()
+
+
+def lane(idx: Any, pattern: str, alphas: float | list[float]) -> contextlib.AbstractContextManager:
+    """Validate the pattern and admit the query: refused when too broad, the heavy lane when broad,
+    no wait otherwise."""
     try:
         toks = idx.tokenizer.tokenize(pattern)
         if len(toks) > MAX_PATTERN_TOKENS:
             raise HTTPException(422, f"pattern has {len(toks)} tokens; the limit here is "
                                      f"{MAX_PATTERN_TOKENS}")
-        if candidate_bound(idx, pattern, alphas) > MAX_CANDIDATES:
-            raise HTTPException(422, "query too broad: its rarest token matches more than "
-                                f"{MAX_CANDIDATES:,} positions; raise the threshold")
+        bound = candidate_bound(idx, pattern, alphas)
+    except UserError as e:
+        raise HTTPException(422, str(e)) from None
+    if bound > MAX_CANDIDATES:
+        raise HTTPException(422, "query too broad: its rarest token matches more than "
+                            f"{MAX_CANDIDATES:,} positions; raise the threshold")
+    return _HEAVY.slot() if bound > HEAVY_CANDIDATES else contextlib.nullcontext()
+
+
+def run_search(idx: Any, pattern: str, alphas: float | list[float]) -> Any:
+    try:
         return idx.search(pattern, alphas, warn=False)
     except UserError as e:
         raise HTTPException(422, str(e)) from None
 
 
-def hit_json(m: Any, width: int) -> dict[str, Any]:
+def source_root(idx: Any) -> str | None:
+    """The folder the index's corpus files are named relative to in responses (their common folder), so
+    the API never reveals where the server keeps them; None when no source is an absolute path."""
+    meta = getattr(idx, "meta", {}) or {}
+    names = [str(s.get("name", "")) for s in meta.get("sources", [])] or [str(meta.get("source", ""))]
+    absolute = [n for n in names if os.path.isabs(n)]
+    if not absolute:
+        return None
+    common = os.path.commonpath(absolute)
+    return os.path.dirname(common) if common in absolute else common
+
+
+def public_source(name: str, root: str | None) -> str:
+    """`name` relative to `root` (a name outside it, or any absolute name, keeps only its file name)."""
+    if not os.path.isabs(name):
+        return name
+    rel = os.path.relpath(name, root) if root else os.path.basename(name)
+    return os.path.basename(name) if rel.startswith("..") else rel
+
+
+def hit_json(m: Any, width: int, root: str | None = None) -> dict[str, Any]:
     a, b = m.char_span
-    return {"source": m.source, "line": m.line, "left": m.text[max(0, a - width):a],
+    return {"source": public_source(m.source, root), "line": m.line, "left": m.text[max(0, a - width):a],
             "key": m.text[a:b], "right": m.text[b:b + width], "tokens": list(m.tokens),
             "scores": list(m.scores), "token_span": list(m.token_span), "char_span": [a, b]}
 
@@ -273,16 +348,19 @@ def api_search(
     """All matches of `pattern` (complete enumeration, corpus order); returns the count, the search time,
     one page of hits as KWIC rows (left | key | right) and, optionally, the variants table."""
     idx = open_index(request, index)
-    res = run_search(idx, pattern, parse_thresholds(threshold, thresholds))
-    page_hits = res[offset:offset + limit] if offset < res.count else []
-    nxt = offset + limit if offset + limit < res.count else None
-    out: dict[str, Any] = {
-        "index": index, "pattern": list(res.pattern), "thresholds": list(res.thresholds),
-        "count": res.count, "seconds": res.seconds, "offset": offset, "limit": limit, "next_offset": nxt,
-        "warnings": list(res.warnings), "hits": [hit_json(m, context) for m in page_hits]}
-    if variants:
-        out["variants"] = [{"string": v.string, "count": v.count, "min_score": round(v.min_score, 4),
-                            "mean_score": round(v.mean_score, 4)} for v in res.variants()[:MAX_VARIANTS]]
+    alphas = parse_thresholds(threshold, thresholds)
+    with lane(idx, pattern, alphas):
+        res = run_search(idx, pattern, alphas)
+        page_hits = res[offset:offset + limit] if offset < res.count else []
+        nxt = offset + limit if offset + limit < res.count else None
+        out: dict[str, Any] = {
+            "index": index, "pattern": list(res.pattern), "thresholds": list(res.thresholds),
+            "count": res.count, "seconds": res.seconds, "offset": offset, "limit": limit,
+            "next_offset": nxt, "warnings": list(res.warnings),
+            "hits": [hit_json(m, context, source_root(idx)) for m in page_hits]}
+        if variants:
+            out["variants"] = [{"string": v.string, "count": v.count, "min_score": round(v.min_score, 4),
+                                "mean_score": round(v.mean_score, 4)} for v in res.variants(MAX_VARIANTS)]
     return out
 
 
@@ -294,14 +372,30 @@ def api_download(
 ) -> StreamingResponse:
     """Every hit (up to MAX_DOWNLOAD) with line, matched text, tokens and scores, streamed in chunks."""
     idx = open_index(request, index)
-    res = run_search(idx, pattern, parse_thresholds(threshold, thresholds))
+    alphas = parse_thresholds(threshold, thresholds)
+    admitted = lane(idx, pattern, alphas)
+    admitted.__enter__()  # held until the stream ends (released by _held)
+    try:
+        res = run_search(idx, pattern, alphas)
+    except BaseException:
+        admitted.__exit__(None, None, None)
+        raise
     n = min(res.count, MAX_DOWNLOAD)
     fname = f"softmatcha-{index}.{format}"
     headers = {"Content-Disposition": f'attachment; filename="{fname}"', "X-Total-Hits": str(res.count),
                "X-Truncated": str(int(res.count > n))}
-    if format == "csv":
-        return StreamingResponse(_csv_rows(res, n), media_type="text/csv", headers=headers)
-    return StreamingResponse(_json_chunks(res, n), media_type="application/json", headers=headers)
+    root = source_root(idx)
+    rows = _csv_rows(res, n, root) if format == "csv" else _json_chunks(res, n, root)
+    return StreamingResponse(_held(rows, admitted), headers=headers,
+                             media_type="text/csv" if format == "csv" else "application/json")
+
+
+def _held(chunks: Iterator[str], admitted: contextlib.AbstractContextManager) -> Iterator[str]:
+    """Stream `chunks`, then leave the admission lane (also when the client goes away)."""
+    try:
+        yield from chunks
+    finally:
+        admitted.__exit__(None, None, None)
 
 
 def _pages(res: Any, n: int, step: int = 2048) -> Iterator[list[Any]]:
@@ -309,13 +403,13 @@ def _pages(res: Any, n: int, step: int = 2048) -> Iterator[list[Any]]:
         yield res[s:min(n, s + step)]
 
 
-def _csv_rows(res: Any, n: int) -> Iterator[str]:
+def _csv_rows(res: Any, n: int, root: str | None) -> Iterator[str]:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["source", "line", "matched_text", "tokens", "scores", "char_start", "char_end", "text"])
     for chunk in _pages(res, n):
         for m in chunk:
-            w.writerow([m.source, m.line, m.matched_text, " ".join(m.tokens),
+            w.writerow([public_source(m.source, root), m.line, m.matched_text, " ".join(m.tokens),
                         " ".join(f"{s:.4f}" for s in m.scores), m.char_span[0], m.char_span[1], m.text])
         yield buf.getvalue()
         buf.seek(0)
@@ -323,13 +417,14 @@ def _csv_rows(res: Any, n: int) -> Iterator[str]:
     yield buf.getvalue()
 
 
-def _json_chunks(res: Any, n: int) -> Iterator[str]:
+def _json_chunks(res: Any, n: int, root: str | None) -> Iterator[str]:
     head = {"pattern": list(res.pattern), "thresholds": list(res.thresholds), "count": res.count,
             "truncated": res.count > n, "seconds": res.seconds}
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "matches": ['
     first = True
     for chunk in _pages(res, n):
-        parts = [json.dumps(m.to_dict(), ensure_ascii=False) for m in chunk]
+        parts = [json.dumps({**m.to_dict(), "source": public_source(m.source, root)}, ensure_ascii=False)
+                 for m in chunk]
         if parts:
             yield ("" if first else ",") + ",".join(parts)
             first = False
