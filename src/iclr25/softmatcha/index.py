@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,7 +22,15 @@ from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, load_embe
 from iclr25.softmatcha.index_format import auto_level, open_array, read_meta, verify_files
 from iclr25.softmatcha.inputs import expand_files, read_lines
 from iclr25.softmatcha.results import Match, SearchResult
-from iclr25.softmatcha.search import SEP, Slot, find_positions, soft_scores, soft_slot
+from iclr25.softmatcha.search import (
+    SEP,
+    Slot,
+    exact_slot,
+    find_positions,
+    neighbour_list,
+    slot_from_list,
+    soft_scores,
+)
 from iclr25.softmatcha.tokenize import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:  # the build path is imported only when building (a search call stays lean)
@@ -34,6 +44,8 @@ class SearchConfig:
 
     threshold: float = 0.8
     max_pattern_tokens: int = 64
+    list_floor: float = 0.5  # neighbour lists are kept down to this score (lower alphas: computed per query)
+    list_cache: int = 4096  # pattern words whose neighbour lists an open index keeps (LRU)
 
 
 Thresholds = float | Sequence[float]
@@ -136,14 +148,44 @@ class SoftSets:
                 warns.append(f"pattern token {tok!r} has no embedding in {self.embeddings.name}; "
                              "matching it literally")
         keys = list(zip(toks, alphas, rows, strict=True))
-        distinct = list(dict.fromkeys(keys))  # a repeated token at the same alpha has the same soft set
-        soft = [k for k in distinct if k[1] < 1.0 and k[2] != 0]  # the slots that need cosines
-        scores = dict(zip(soft, soft_scores(self.embeddings.vectors[[row for *_, row in soft]],
-                                            self.type_vectors), strict=True)) if soft else {}
         n_types = self.type_vectors.shape[0]
-        done = {k: soft_slot(k[0], k[1], scores.get(k), n_types, tid, oov=k[2] == 0)
-                for k, tid in zip(distinct, [self._type_id.get(k[0]) for k in distinct], strict=True)}
-        return [done[k] for k in keys], warns
+        lists = self._neighbour_lists({(row, min(a, self.config.list_floor)) for _, a, row in keys
+                                       if a < 1.0 and row != 0})
+        out = []
+        for (tok, a, row), tid in zip(keys, tids, strict=True):
+            if a >= 1.0 or row == 0:
+                out.append(exact_slot(tok, a, n_types, tid, oov=row == 0))
+            else:
+                out.append(slot_from_list(tok, a, *lists[row, min(a, self.config.list_floor)], n_types, tid))
+        return out, warns
+
+    @cached_property
+    def _list_cache(self) -> tuple[threading.Lock, OrderedDict]:
+        return threading.Lock(), OrderedDict()
+
+    def _neighbour_lists(self, wanted: set[tuple[int, float]]) -> dict[tuple[int, float], tuple]:
+        """Each (embedding row, floor): the row's neighbour list among the corpus types down to `floor`.
+        Lists at the configured floor are kept (LRU, `config.list_cache` words), so a word's next soft
+        query at any alpha >= floor is a prefix lookup; the misses share one screening product."""
+        lock, cache = self._list_cache
+        cfg = self.config
+        with lock:
+            got = {k: cache[k[0]] for k in wanted if k[1] == cfg.list_floor and k[0] in cache}
+            for k in got:
+                cache.move_to_end(k[0])
+        todo = sorted(k for k in wanted if k not in got)
+        if todo:
+            vecs = self.embeddings.vectors
+            screen = soft_scores(vecs[[row for row, _ in todo]], self.type_vectors)  # (len(todo), n_types)
+            for (row, floor), sc in zip(todo, screen, strict=True):
+                got[row, floor] = neighbour_list(sc, self.type_vectors, vecs[row], floor)
+            with lock:
+                for (row, floor) in todo:
+                    if floor == cfg.list_floor:
+                        cache[row] = got[row, floor]
+                while len(cache) > cfg.list_cache:
+                    cache.popitem(last=False)
+        return got
 
 
 class Index(SoftSets):

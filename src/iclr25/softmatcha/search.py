@@ -1,6 +1,7 @@
 """The two steps of SoftMatcha as pure functions on arrays (paper §3; spec §2).
 
-Step 1 (vocabulary only): V_i = {w : max(0, cos(e(w), e(p_i))) >= alpha_i} over the corpus types.
+Step 1 (vocabulary only): V_i = {w : max(0, cos(e(w), e(p_i))) >= alpha_i} over the corpus types, as the
+prefix of p_i's neighbour list sorted by score (computed once per pattern word and index, then reused).
 Step 2 (inverted index): candidates from the postings of the rarest slot, verified against the other
 slots by looking up the forward token array (mask_i[t[c + i]]), which is O(|cand|) per slot."""
 
@@ -26,31 +27,68 @@ class Slot:
 
 
 def soft_scores(pattern_vecs: np.ndarray, type_vecs: np.ndarray) -> np.ndarray:
-    """S[i, w] = max(0, cos(e(w), e(p_i))) for k pattern tokens at once: (k, n_types) float32.
+    """S[i, w] = max(0, cos(e(w), e(p_i))) in float32 for k pattern tokens at once: (k, n_types).
     Rows are unit-norm so cos is a dot product; one matrix product reads the (n_types, d) type table
-    once for all k tokens (k matrix-vector products would read it k times: Step 1 is memory-bound)."""
+    once for all k tokens (k matrix-vector products would read it k times: Step 1 is memory-bound).
+    This is the fast screen; membership is decided by `exact_scores` (see `neighbour_list`)."""
     s = type_vecs @ np.asarray(pattern_vecs, dtype=np.float32).T  # (n_types, k)
     return np.ascontiguousarray(np.maximum(s, 0.0, out=s).T)
 
 
-def soft_slot(token: str, threshold: float, scores: np.ndarray | None, n_types: int,
-              literal_id: int | None, oov: bool = False) -> Slot:
-    """Step 1 for one slot from its row of `soft_scores` (modified in place); None in exact mode
-    (alpha >= 1) and for a token without embedding (`oov`), which match the literal token only.
-    `literal_id` is the token's type id in the corpus (None if absent)."""
-    if threshold >= 1.0 or oov or scores is None:
-        # exact mode: float32 self-cosine can be 0.99999994, so alpha = 1 must not go through cosines
-        mask = np.zeros(n_types, dtype=bool)
-        scores = np.zeros(n_types, dtype=np.float32)
-        if literal_id is not None and literal_id != SEP:
-            mask[literal_id] = True
-            scores[literal_id] = 1.0
-        return Slot(token, float(threshold), mask, scores, True, oov)
+def exact_scores(rows: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """s(w, p) = max(0, e(w) . e(p)) in float64 for the (n, d) rows: the products of float32 inputs are
+    exact in float64 and each row is summed by the same pairwise reduction whatever n is, so a word's
+    score does not depend on which other words it is computed with (a BLAS product's last bit does).
+    This is the score a soft set is decided by, in every path."""
+    prod = np.asarray(rows, dtype=np.float64) * np.asarray(p, dtype=np.float64)[None, :]
+    return np.maximum(prod.sum(axis=1), 0.0)
+
+
+def screen_margin(dim: int) -> float:
+    """A bound on |float32 dot - exact dot| for unit vectors of `dim` components (gamma_d = d u / (1 - d u),
+    u = 2^-24, doubled): a float32 score below alpha - margin cannot reach alpha exactly."""
+    u = 2.0**-24
+    return 2.0 * dim * u / (1.0 - dim * u)
+
+
+def neighbour_list(screen: np.ndarray, type_vecs: np.ndarray, p: np.ndarray, floor: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Every type w with s(w, p) >= floor, best first: (ids int64, scores float64), ties by type id.
+    `screen` is p's float32 row of `soft_scores`; only types within the margin of `floor` are rescored
+    exactly, so the answer is `exact_scores >= floor` over the whole vocabulary."""
+    cand = np.flatnonzero(screen >= floor - screen_margin(type_vecs.shape[1]))
+    sims = exact_scores(type_vecs[cand], p)
+    keep = sims >= floor
+    cand, sims = cand[keep], sims[keep]
+    order = np.lexsort((cand, -sims))
+    return cand[order], sims[order]
+
+
+def slot_from_list(token: str, threshold: float, ids: np.ndarray, sims: np.ndarray, n_types: int,
+                   literal_id: int | None) -> Slot:
+    """Step 1 as a prefix lookup: V = the prefix of the neighbour list (sorted by score) with score >=
+    alpha. The list must hold every type scoring >= alpha (its floor <= alpha)."""
+    n = int(np.searchsorted(-sims, -threshold, side="right"))  # sims[:n] >= threshold
+    mask = np.zeros(n_types, dtype=bool)
+    scores = np.zeros(n_types, dtype=np.float32)
+    mask[ids[:n]] = True
+    scores[ids[:n]] = sims[:n]
     if literal_id is not None:
-        scores[literal_id] = 1.0  # cos(e, e) = 1 exactly, whatever float32 rounding says
-    mask = scores >= threshold
+        mask[literal_id] = True
+        scores[literal_id] = 1.0  # cos(e, e) = 1 exactly, whatever rounding says
     mask[SEP] = False
-    return Slot(token, float(threshold), mask, scores, False, oov)
+    return Slot(token, float(threshold), mask, scores, False, False)
+
+
+def exact_slot(token: str, threshold: float, n_types: int, literal_id: int | None, oov: bool = False) -> Slot:
+    """Exact mode (alpha >= 1) and pattern tokens without a vector: V = {p} (the literal type, if in the
+    corpus). alpha = 1 must not go through cosines: a float32 self-cosine can be 0.99999994."""
+    mask = np.zeros(n_types, dtype=bool)
+    scores = np.zeros(n_types, dtype=np.float32)
+    if literal_id is not None and literal_id != SEP:
+        mask[literal_id] = True
+        scores[literal_id] = 1.0
+    return Slot(token, float(threshold), mask, scores, True, oov)
 
 
 def slot_cost(mask: np.ndarray, freq: np.ndarray) -> int:
