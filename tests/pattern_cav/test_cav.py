@@ -127,3 +127,14 @@ def test_bad_method_and_non_binary_labels_for_filters():
         compute_cav(a, np.arange(200) % 3, "svm")
     with pytest.raises(UserError, match="zero vector"):
         compute_cav(a, t, "lasso", FilterConfig(grid=(1e4,)))
+
+
+def test_heldout_auc_is_at_chance_for_pure_noise_where_in_sample_is_not():
+    from iclr25.pattern_cav.metrics import concept_auc, heldout_auc
+    rng = np.random.default_rng(1)
+    a, t = rng.normal(size=(60, 40)), np.repeat([0, 1], 30)
+    in_sample = concept_auc(compute_cav(a, t, "pattern"), a, t)
+    held, k = heldout_auc(a, t, "pattern", folds=5)
+    assert k == 5 and in_sample > 0.85 and abs(held - 0.5) < 0.2
+    auc, k = heldout_auc(a[:31], t[:31], "pattern")  # one concept sample: nothing can be held out
+    assert k == 0 and np.isnan(auc)

@@ -31,7 +31,7 @@ def test_fit_writes_a_unit_cav_and_prints_auc_and_cos(tmp_path):
     assert r.returncode == 0, r.stderr
     cav = np.load(tmp_path / "cav.npy")
     assert np.isclose(np.linalg.norm(cav), 1.0) and cav @ h > 0.95
-    assert "pattern CAV (D=3, n=200)" in r.stdout and "auc=" in r.stdout
+    assert "pattern CAV (D=3, n=200)" in r.stdout and "auc_5fold=" in r.stdout
     cos = float(r.stdout.split("cos_true=")[1].split()[0])
     assert np.isclose(cos, cav @ h, atol=1e-4)
 

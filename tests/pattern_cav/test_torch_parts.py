@@ -146,3 +146,16 @@ def test_tcav_with_a_bank_and_random_cavs_reports_a_p_value():
     res = tcav(m, "0", bank, torch.randn(5, 3), target_class=0, random=rand)
     assert res.score == 1.0 and list(res.random_scores) == [0.0] * 4
     assert res.p_value == 0.0 and res.significant()
+
+
+def test_clarc_keeps_a_float64_models_precision():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2)).double()
+    x = torch.randn(6, 4, dtype=torch.float64)
+    v = np.array([1.0, 1e-9, 1.0])  # a component float32 would round against the others
+    with ProjectiveClArC(m, "0", v, ref_mean=0.25):
+        a = collect_activations(m, "0", x)
+    np.testing.assert_allclose(a @ v / (v @ v) * (v @ v), 0.25, atol=1e-12)
+    y = torch.randint(0, 2, (6,))
+    rr_clarc(m, "1", v, x, y, RRClArCConfig(lam=1.0, epochs=1, lr=1e-3, optimizer="adam"))
+    assert all(p.dtype == torch.float64 for p in m.parameters())

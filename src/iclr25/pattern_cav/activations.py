@@ -55,9 +55,14 @@ def capture(model: nn.Module, layer: str) -> Iterator[dict[str, torch.Tensor]]:
         handle.remove()
 
 
-def _batches(data: Any, batch_size: int) -> Iterable[torch.Tensor]:
+def model_dtype(model: nn.Module) -> torch.dtype:
+    """The floating dtype of the model's parameters (float32 for a parameter-free model)."""
+    return next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
+
+
+def _batches(data: Any, batch_size: int, dtype: torch.dtype = torch.float32) -> Iterable[torch.Tensor]:
     if isinstance(data, torch.Tensor | np.ndarray):
-        x = torch.as_tensor(data, dtype=torch.float32)
+        x = torch.as_tensor(data, dtype=dtype)
         for i in range(0, x.shape[0], batch_size):
             yield x[i:i + batch_size]
         return
@@ -81,7 +86,7 @@ def collect_activations(model: nn.Module, layer: str, data: Any, reduce: str = "
     out = []
     try:
         with capture(model, layer) as store:
-            for xb in _batches(data, batch_size):
+            for xb in _batches(data, batch_size, model_dtype(model)):
                 model(xb)
                 out.append(reduce_acts(store["out"].detach(), reduce).cpu().numpy())
     finally:

@@ -12,11 +12,12 @@ import torch
 from torch import nn
 
 from iclr25.core.errors import UserError
-from iclr25.pattern_cav.activations import get_layer
+from iclr25.pattern_cav.activations import get_layer, model_dtype
 
 
 def _cav_tensor(cav: Any) -> torch.Tensor:
-    v = torch.as_tensor(np.asarray(getattr(cav, "vector", cav), dtype=np.float32)).reshape(-1)
+    """The CAV in float64; each use casts it to the model's dtype (a float64 model keeps full precision)."""
+    v = torch.as_tensor(np.asarray(getattr(cav, "vector", cav), dtype=np.float64)).reshape(-1)
     if not torch.isfinite(v).all() or not v.any():
         raise UserError("cav must be a non-zero finite vector")
     return v
@@ -159,12 +160,13 @@ def rr_clarc(model: nn.Module, layer: str, cav: Any, x: Any, y: Any,
 
     x: inputs (n, ...) and y: integer class labels (n,), e.g. the (poisoned) training set.
     """
-    x = torch.as_tensor(x, dtype=torch.float32)
+    dtype = model_dtype(model)
+    x = torch.as_tensor(x, dtype=dtype)
     y = torch.as_tensor(y, dtype=torch.long)
     if x.shape[0] != y.shape[0]:
         raise UserError(f"x has {x.shape[0]} samples but y has {y.shape[0]}; lengths must match")
     v = _cav_tensor(cav)
-    v = v / v.norm()
+    v = (v / v.norm()).to(dtype)
     after = _modules_after(model, layer, x)
     trainable = _params_after(model, layer, x)
     if not trainable:

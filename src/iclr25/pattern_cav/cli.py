@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from iclr25.core.io import output_path
-from iclr25.core.options import Seed, finite
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Pattern-based CAVs (Pahde et al., ICLR 2025): fit and compare concept directions.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -31,14 +31,21 @@ def load_array(path: Path, what: str):
     return read_array(path, what)
 
 
-def _report(cav, acts, labels, true_direction: Path | None, gt_diffs: Path | None) -> dict[str, float]:
+Folds = Annotated[int, count("cross-validation folds for the held-out AUC (fewer when a class is small)",
+                             100, low=2)]
+
+
+def _report(cav, method: str, acts, labels, true_direction: Path | None, gt_diffs: Path | None,
+            folds: int, seed: int) -> dict[str, float]:
     import numpy as np
 
-    from iclr25.pattern_cav.metrics import alignment, concept_auc, cosine
+    from iclr25.pattern_cav.metrics import alignment, cosine, heldout_auc
     out: dict[str, float] = {}
     t = np.asarray(labels)
     if np.unique(t).size == 2:
-        out["auc"] = concept_auc(cav, acts, labels)
+        auc, k = heldout_auc(acts, labels, method, folds, seed)
+        if k:  # held out: a CAV fit on the other folds scores each fold
+            out[f"auc_{k}fold"] = auc
     if true_direction is not None:
         out["cos_true"] = cosine(cav, load_array(true_direction, "direction"))
     if gt_diffs is not None:
@@ -55,8 +62,11 @@ def fit(
         "cav.npy"),
     true_direction: Annotated[Path | None, typer.Option(help="known concept direction (D,) .npy")] = None,
     gt_diffs: Annotated[Path | None, typer.Option(help="per-sample a(x~) - a(x), (m, D) .npy")] = None,
+    folds: Folds = 5,
+    seed: Seed = 0,
 ) -> None:
-    """Fit one CAV, write it, and print its AUC (and cos/alignment when ground truth is given)."""
+    """Fit one CAV on all samples and write it; print its held-out (cross-validated) concept AUC for
+    binary labels, and cos/alignment when ground truth is given."""
     import numpy as np
 
     from iclr25.core.runtime import atomic_write
@@ -66,7 +76,7 @@ def fit(
     cav = compute_cav(a, t, method)
     with atomic_write(out) as f:
         np.save(f, cav.vector)
-    scores = _report(cav, a, t, true_direction, gt_diffs)
+    scores = _report(cav, method, a, t, true_direction, gt_diffs, folds, seed)
     extra = "".join(f" {k}={v:.4f}" for k, v in scores.items())
     meta = "".join(f" {k}={v:g}" for k, v in cav.meta.items() if k not in ("n", "dim"))
     typer.echo(f"{method} CAV (D={cav.vector.size}, n={cav.meta['n']}){meta} -> {out}{extra}")
@@ -80,13 +90,15 @@ def compare(
     gt_diffs: Annotated[Path | None, typer.Option(help="per-sample a(x~) - a(x), (m, D) .npy")] = None,
     methods: Annotated[str, typer.Option(help="comma-separated methods")] = (
         "pattern,svm,ridge,lasso,logistic"),
+    folds: Folds = 5,
+    seed: Seed = 0,
 ) -> None:
-    """Fit several CAV methods on the same data and print a table of AUC and alignment."""
+    """Fit several CAV methods on the same data and print held-out (cross-validated) AUC and alignment."""
     from iclr25.pattern_cav.cav import compute_cav
     a, t = load_array(acts, "acts"), load_array(labels, "labels")
     for m in [s.strip() for s in methods.split(",") if s.strip()]:
         cav = compute_cav(a, t, m)
-        scores = _report(cav, a, t, true_direction, gt_diffs)
+        scores = _report(cav, m, a, t, true_direction, gt_diffs, folds, seed)
         typer.echo(f"{m:<9}" + "".join(f" {k}={v:.4f}" for k, v in scores.items()))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from iclr25.core.claims import Claim, Finding, Verdict, all_of, at_least, at_most, between
 from iclr25.core.runtime import RunContext, atomic_write, cache_dir, child_seeds, config_hash
+from iclr25.core.stats import Interval, mean_ci, paired_ci
 from iclr25.pattern_cav.cav import FILTER_METHODS, FilterConfig, compute_cav
 from iclr25.pattern_cav.metrics import alignment, concept_auc, cosine
 from iclr25.pattern_cav.synthetic import LatentConfig, latent_directions, sample_latent
@@ -55,13 +56,17 @@ CLAIMS = [
           f"vanilla shortcut rate >= {MIN_SHORTCUT_RATE}; cos(pattern) >= best filter + {ALIGN_MARGIN}; "
           f"at some lambda of the grid RR-ClArC(pattern) cuts the shortcut rate by >= {PATTERN_CUT:.0%} "
           f"while RR-ClArC(svm) cuts it by < {SVM_CUT_BELOW:.0%}, with a clean-accuracy drop <= "
-          f"{MAX_CLEAN_DROP * 100:.0f} points (means over seeds)"),
+          f"{MAX_CLEAN_DROP * 100:.0f} points (means over seeds). Decided on the full profile's 5 seeds: "
+          f"the per-seed margin's 95% interval must lie above 0 (PARTIAL if the mean is below "
+          f"{ALIGN_MARGIN})"),
     Claim("tcav_fidelity",
           "TCAV computed with pattern CAVs is closer to the ground-truth TCAV (sensitivity along the true "
           "per-sample concept direction) than TCAV with filter CAVs.",
           "Paper (FunnyBirds forced concepts): pattern-CAV TCAV closest to TCAV_gt",
-          "|TCAV(pattern) - TCAV_gt| < min over filters |TCAV(filter) - TCAV_gt| (PARTIAL if only below the "
-          "filters' mean), shortcut class, means over seeds"),
+          "first the concept must be significant: pattern-CAV bank vs random CAVs, p < 0.05 over the full "
+          "profile's 5 seeds (per-position TCAV, else position-averaged; NOT_TESTABLE at this power if "
+          "neither); then the per-seed paired 95% interval of |TCAV(best filter) - gt| - |TCAV(pattern) - "
+          "gt| lies above 0 (PARTIAL if only against the filters' mean), shortcut class"),
 ]
 
 
@@ -227,7 +232,6 @@ def _digits_seed(run: DigitsRun) -> dict[str, float]:
         layer_gradients,
         random_cavs,
         tcav_score,
-        tcav_test,
     )
     pin_threads()
     torch.manual_seed(run.seed)
@@ -262,13 +266,14 @@ def _digits_seed(run: DigitsRun) -> dict[str, float]:
     for m, cav in cavs.items():
         out[f"tcav_{m}"] = tcav_score(directional_derivatives(grads, cav))
         out[f"tcavmean_{m}"] = tcav_score(directional_derivatives(grads, cav, "mean"))
+    # significance: a bank of pattern CAVs (random halves of each class) against CAVs of random splits
     rng = np.random.default_rng(run.seed)
-    bank = [tcav_score(directional_derivatives(grads, c))
-            for c in cav_bank(acts, labels, run.n_bank, rng=rng)]
-    rand = [tcav_score(directional_derivatives(grads, c)) for c in random_cavs(acts, run.n_bank, rng=rng)]
-    out["tcav_pattern_bank_mean"] = float(np.mean(bank))
-    out["tcav_random_mean"] = float(np.mean(rand))
-    out["tcav_pattern_p_value"] = tcav_test(bank, rand)
+    bank, rand = cav_bank(acts, labels, run.n_bank, rng=rng), random_cavs(acts, run.n_bank, rng=rng)
+    for agg, tag in (("position", "tcav"), ("mean", "tcavmean")):
+        for i, c in enumerate(bank):
+            out[f"{tag}_bank_{i}"] = tcav_score(directional_derivatives(grads, c, agg))
+        for i, c in enumerate(rand):
+            out[f"{tag}_random_{i}"] = tcav_score(directional_derivatives(grads, c, agg))
     for m in run.rr_methods:
         for lam in run.lams:
             corrected = rr_clarc(copy.deepcopy(model), run.layer, cavs[m], data.x_train, data.y_train,
@@ -290,13 +295,27 @@ def _digits(ctx: RunContext, fcfg: FilterConfig) -> tuple[Finding, Finding]:
     res = ctx.map(_digits_seed, runs, description="digits CNN")
     m = {k: float(np.mean([r[k] for r in res])) for k in res[0]}
     m["n_seeds"] = n_seeds
-    return _shortcut_finding(ctx, base, m), _tcav_finding(m)
+    # a seed count below 3 cannot give an interval: quick measures, the full profile's 5 seeds decide
+    decide = n_seeds >= 3
+    return _shortcut_finding(ctx, base, m, res, decide), _tcav_finding(m, res, base.n_bank, decide)
 
 
-def _shortcut_finding(ctx: RunContext, run: DigitsRun, m: dict[str, float]) -> Finding:
+def alignment_verdict(margins: Interval) -> Verdict:
+    """REPRODUCED: mean margin >= ALIGN_MARGIN and the interval above 0; PARTIAL: only the interval
+    above 0 (pattern significantly better aligned, by less than the margin)."""
+    if margins.lo <= 0:
+        return Verdict.NOT_REPRODUCED
+    return Verdict.REPRODUCED if margins.mean >= ALIGN_MARGIN else Verdict.PARTIAL
+
+
+def _shortcut_finding(ctx: RunContext, run: DigitsRun, m: dict[str, float], res: list[dict[str, float]],
+                      decide: bool) -> Finding:
     v0 = m["vanilla_shortcut_rate"]
     best_f = max(FILTER_METHODS, key=lambda k: m[f"{k}_cos"])
-    m["align_margin"] = m["pattern_cos"] - m[f"{best_f}_cos"]
+    # per seed: pattern's cosine minus the best filter's cosine in that seed
+    margins = [r["pattern_cos"] - max(r[f"{k}_cos"] for k in FILTER_METHODS) for r in res]
+    m["align_margin"] = float(np.mean(margins))
+    m.update({f"align_margin_seed{i}": v for i, v in enumerate(margins)})
     hits, partial = [], []
     for lam in run.lams:
         cut = {k: 1 - m[f"rr_{k}_{lam:.0e}_shortcut_rate"] / v0 if v0 > 0 else 0.0 for k in run.rr_methods}
@@ -306,22 +325,35 @@ def _shortcut_finding(ctx: RunContext, run: DigitsRun, m: dict[str, float]) -> F
         ok_p = cut["pattern"] >= PATTERN_CUT and drop <= MAX_CLEAN_DROP
         hits.append(ok_p and cut["svm"] < SVM_CUT_BELOW)
         partial.append(ok_p and cut["pattern"] > cut["svm"])
+    best_lam = max(run.lams, key=lambda lam: m[f"cut_pattern_{lam:.0e}"])
+    per_seed_cut = [1 - r[f"rr_pattern_{best_lam:.0e}_shortcut_rate"] / r["vanilla_shortcut_rate"]
+                    if r["vanilla_shortcut_rate"] > 0 else 0.0 for r in res]
+    m.update({f"cut_pattern_best_lambda_seed{i}": v for i, v in enumerate(per_seed_cut)})
+    margin_text = (f"margin over the best filter per seed {_interval_text(margins)} (per seed "
+                   + ", ".join(f"{x:.3f}" for x in margins) + ")")
+    summary = (f"cos pattern {m['pattern_cos']:.3f} vs best filter {best_f} {m[f'{best_f}_cos']:.3f}; "
+               f"{margin_text}; shortcut rate {v0:.3f} -> RR-ClArC(pattern) "
+               f"{m[f'rr_pattern_{best_lam:.0e}_shortcut_rate']:.3f} "
+               f"/ RR-ClArC(svm) {m[f'rr_svm_{best_lam:.0e}_shortcut_rate']:.3f} at lambda {best_lam:.0e} "
+               f"(per-seed cut " + ", ".join(f"{x:.0%}" for x in per_seed_cut) + "; clean acc "
+               f"{m['vanilla_clean_acc']:.3f} -> {m[f'rr_pattern_{best_lam:.0e}_clean_acc']:.3f})")
+    fig = _plot_correction(ctx, run, m)
+    if not decide:
+        return Finding("shortcut_removal", Verdict.DEFERRED, m, f"{len(res)} seed: {summary}", [fig])
+    iv = mean_ci(margins)
+    m.update(iv.to_measured("align_margin_ci"))
     if v0 < MIN_SHORTCUT_RATE:
         verdict = Verdict.NOT_REPRODUCED
-        lead = f"no usable shortcut: vanilla shortcut rate {v0:.3f} < {MIN_SHORTCUT_RATE}; "
+        summary = f"no usable shortcut: vanilla shortcut rate {v0:.3f} < {MIN_SHORTCUT_RATE}; " + summary
     else:
         rr_v = (Verdict.REPRODUCED if any(hits) else Verdict.PARTIAL if any(partial)
                 else Verdict.NOT_REPRODUCED)
-        verdict = all_of(at_least(m["align_margin"], ALIGN_MARGIN), rr_v)
-        lead = ""
-    best_lam = max(run.lams, key=lambda lam: m[f"cut_pattern_{lam:.0e}"])
-    summary = (f"{lead}cos pattern {m['pattern_cos']:.3f} vs best filter {best_f} {m[f'{best_f}_cos']:.3f}; "
-               f"shortcut rate {v0:.3f} -> RR-ClArC(pattern) "
-               f"{m[f'rr_pattern_{best_lam:.0e}_shortcut_rate']:.3f} "
-               f"/ RR-ClArC(svm) {m[f'rr_svm_{best_lam:.0e}_shortcut_rate']:.3f} at lambda {best_lam:.0e} "
-               f"(clean acc {m['vanilla_clean_acc']:.3f} -> {m[f'rr_pattern_{best_lam:.0e}_clean_acc']:.3f})")
-    fig = _plot_correction(ctx, run, m)
+        verdict = all_of(alignment_verdict(iv), rr_v)
     return Finding("shortcut_removal", verdict, m, summary, [fig])
+
+
+def _interval_text(xs: list[float]) -> str:
+    return str(mean_ci(xs)) if len(xs) > 1 else f"{xs[0]:.3f} (1 seed)"
 
 
 def _plot_correction(ctx: RunContext, run: DigitsRun, m: dict[str, float]) -> str:
@@ -347,28 +379,56 @@ def _plot_correction(ctx: RunContext, run: DigitsRun, m: dict[str, float]) -> st
     return name
 
 
-def _tcav_finding(m: dict[str, float]) -> Finding:
-    err = {k: abs(m[f"tcav_{k}"] - m["tcav_gt"]) for k in ALL_METHODS}
-    measured: dict[str, Any] = {"tcav_gt": m["tcav_gt"], "n_seeds": m["n_seeds"],
-                                "tcav_pattern_p_value": m["tcav_pattern_p_value"],
-                                "tcav_random_mean": m["tcav_random_mean"]}
+TCAV_ALPHA = 0.05  # concept (pattern bank) vs random CAVs must differ at this level before fidelity counts
+
+
+def fidelity_verdict(err_pattern: list[float], err_best_filter: list[float],
+                     err_filter_mean: list[float]) -> Verdict:
+    """Per-seed paired intervals of |TCAV(filter) - gt| - |TCAV(pattern) - gt|: REPRODUCED when the one
+    against the best filter lies above 0, PARTIAL when only the one against the filters' mean does."""
+    if paired_ci(err_best_filter, err_pattern).lo > 0:
+        return Verdict.REPRODUCED
+    return Verdict.PARTIAL if paired_ci(err_filter_mean, err_pattern).lo > 0 else Verdict.NOT_REPRODUCED
+
+
+def _tcav_finding(m: dict[str, float], res: list[dict[str, float]], n_bank: int, decide: bool) -> Finding:
+    from iclr25.pattern_cav.sensitivity import tcav_test
+    measured: dict[str, Any] = {"tcav_gt": m["tcav_gt"], "n_seeds": m["n_seeds"], "n_bank": n_bank}
+    p_values = {}
+    for tag in ("tcav", "tcavmean"):  # per-position counting (the paper's code), positions averaged first
+        bank = [r[f"{tag}_bank_{i}"] for r in res for i in range(n_bank)]
+        rand = [r[f"{tag}_random_{i}"] for r in res for i in range(n_bank)]
+        p_values[tag] = tcav_test(bank, rand)
+        measured[f"{tag}_bank_mean"] = float(np.mean(bank))
+        measured[f"{tag}_random_mean"] = float(np.mean(rand))
+        measured[f"{tag}_concept_vs_random_p"] = p_values[tag]
     for k in ALL_METHODS:
         measured[f"tcav_{k}"] = m[f"tcav_{k}"]
-        measured[f"abs_err_{k}"] = err[k]
+        measured[f"abs_err_{k}"] = abs(m[f"tcav_{k}"] - m["tcav_gt"])
         measured[f"abs_err_mean_aggregate_{k}"] = abs(m[f"tcavmean_{k}"] - m["tcavmean_gt"])
-    best_f = min(FILTER_METHODS, key=lambda k: err[k])
-    mean_f = float(np.mean([err[k] for k in FILTER_METHODS]))
-    if at_least(err[best_f] - err["pattern"], 1e-9) is Verdict.REPRODUCED:
-        verdict = Verdict.REPRODUCED
-    elif at_least(mean_f - err["pattern"], 1e-9) is Verdict.REPRODUCED:
-        verdict = Verdict.PARTIAL
-    else:
-        verdict = Verdict.NOT_REPRODUCED
-    summary = (f"TCAV_gt {m['tcav_gt']:.3f}; |TCAV - gt| pattern {err['pattern']:.3f} vs best filter "
-               f"{best_f} "
-               f"{err[best_f]:.3f} (filter mean {mean_f:.3f}); pattern bank vs random CAVs p = "
-               f"{m['tcav_pattern_p_value']:.2g}")
-    return Finding("tcav_fidelity", verdict, measured, summary)
+    sig = [tag for tag in ("tcav", "tcavmean") if p_values[tag] < TCAV_ALPHA]
+    test = (f"pattern bank vs random CAVs p = {p_values['tcav']:.2g} per position, "
+            f"{p_values['tcavmean']:.2g} position-averaged ({len(res)} seeds x {n_bank} CAVs each)")
+    if not decide:
+        return Finding.deferred("tcav_fidelity", f"{len(res)} seed: {test}", **measured)
+    if not sig:
+        return Finding.not_testable(
+            "tcav_fidelity", f"not testable at this power: the concept's TCAV never differs from random "
+            f"CAVs' ({test}; needs p < {TCAV_ALPHA}), so no CAV's TCAV carries the concept to compare",
+            **measured)
+    tag = sig[0]
+    gt = f"{tag}_gt"
+    errs = {k: [abs(r[f"{tag}_{k}"] - r[gt]) for r in res] for k in ALL_METHODS}
+    best_f = min(FILTER_METHODS, key=lambda k: float(np.mean(errs[k])))
+    mean_f = [float(np.mean([errs[k][i] for k in FILTER_METHODS])) for i in range(len(res))]
+    verdict = fidelity_verdict(errs["pattern"], errs[best_f], mean_f)
+    diff = paired_ci(errs[best_f], errs["pattern"])
+    measured.update(diff.to_measured("err_best_filter_minus_pattern"))
+    measured["judged_aggregation"] = "per position" if tag == "tcav" else "position-averaged"
+    return Finding("tcav_fidelity", verdict, measured,
+                   f"{test}; judged {measured['judged_aggregation']}: TCAV_gt {m[gt]:.3f}; |TCAV - gt| "
+                   f"pattern {np.mean(errs['pattern']):.3f} vs best filter {best_f} "
+                   f"{np.mean(errs[best_f]):.3f}; paired gap {diff}")
 
 
 # ---- the run ------------------------------------------------------------------------------------

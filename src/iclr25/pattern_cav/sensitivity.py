@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from iclr25.core.errors import UserError
-from iclr25.pattern_cav.activations import _batches, capture
+from iclr25.pattern_cav.activations import _batches, capture, model_dtype
 from iclr25.pattern_cav.cav import CAV, FilterConfig, check_acts, check_labels, compute_cav
 
 AGGREGATES = ("position", "mean")
@@ -28,7 +28,7 @@ def layer_gradients(model: nn.Module, layer: str, inputs: Any, target_class: int
     model.eval()
     grads = []
     with capture(model, layer) as store:
-        for xb in _batches(inputs, batch_size):
+        for xb in _batches(inputs, batch_size, model_dtype(model)):
             xb = xb.clone().requires_grad_(True)  # makes the layer output part of the graph
             logits = model(xb)
             if not 0 <= target_class < logits.shape[1]:
