@@ -123,7 +123,9 @@ def test_cli_fit_on_the_users_own_log_density(files, tmp_path, capsys, monkeypat
 
 @pytest.mark.parametrize("args, needle", [
     (["--target", "funnel", "--method", "hmc"], "unknown method 'hmc'"),
-    (["--target", "funnel", "--steps", "0"], "--steps (K) must be >= 1"),
+    (["--target", "funnel", "--steps", "0"], "Invalid value for '--steps'"),
+    (["--target", "funnel", "--friction", "nan"], "--friction must be a finite number"),
+    (["--logreg", "data.csv", "--label", "y", "--prior-std", "0"], "--prior-std must be a finite number"),
     (["--target", "funnel", "--dt", "2.0"], "≥ 1 at step 0"),
     (["--target", "nowhere"], "unknown target 'nowhere'"),
     (["--log-prob", "mymodel.py:broken", "--dim", "2"], "not finite at draws from the prior"),

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Underdamped diffusion bridges: samples and log Z of an unnormalised density.",
                   no_args_is_help=True, add_completion=False)
@@ -56,12 +57,9 @@ def _logreg_arrays(csv: Path, label: str, features: str | None, standardize: boo
     import numpy as np
     import pandas as pd
 
-    if not csv.is_file():
-        raise UserError(f"--logreg: file not found: {csv}")
-    try:
-        df = pd.read_csv(csv)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise UserError(f"--logreg: cannot parse {csv}: {str(e).splitlines()[0]}") from None
+    from iclr25.core.io import read_csv
+
+    df = read_csv(csv, "--logreg")
     if label not in df.columns:
         columns = ", ".join(map(str, df.columns))
         raise UserError(f"--label: column {label!r} not in {csv.name} (columns: {columns})")
@@ -100,16 +98,20 @@ def _target_from_spec(spec: dict, run_dir: Path):
 
 
 def _load_run(run_dir: Path):
+    from iclr25.core.io import read_json
     from iclr25.underdamped_bridges.sampler import Sampler
 
     spec_path = run_dir / TARGET_FILE
     if not spec_path.is_file():
         raise UserError(f"{run_dir} is not a fitted run (no {TARGET_FILE}); run 'fit -o {run_dir}' first")
+    spec = read_json(spec_path, "run description")
     try:
-        spec = json.loads(spec_path.read_text())
-    except ValueError:
-        raise UserError(f"{spec_path} is not valid JSON") from None
-    return Sampler.load(run_dir / SAMPLER_FILE, _target_from_spec(spec, run_dir))
+        target = _target_from_spec(spec, run_dir)
+    except UserError:
+        raise
+    except Exception as e:  # a hand-edited or foreign target.json / data.npz
+        raise UserError(f"{spec_path} does not describe a target: {type(e).__name__}: {e}"[:300]) from None
+    return Sampler.load(run_dir / SAMPLER_FILE, target)
 
 
 def _print_metrics(m: dict) -> None:
@@ -131,13 +133,13 @@ def fit(
     = None,
     features: Annotated[str | None, typer.Option(help="comma-separated feature columns (default: all other "
                                                       "numeric columns)")] = None,
-    prior_std: Annotated[float, typer.Option(help="logistic regression: prior N(0, s²) on the weights")]
-    = 1.0,
+    prior_std: Annotated[float, typer.Option(help="logistic regression: prior N(0, s²) on the weights "
+                                                  "(s in (0, 1e6])")] = 1.0,
     standardize: Annotated[bool, typer.Option(help="logistic regression: standardise the features")] = True,
     intercept: Annotated[bool, typer.Option(help="logistic regression: add an intercept")] = True,
     log_prob: Annotated[str | None, typer.Option(help="your log-density, module:function or file.py:function "
                                                       "(torch, batched (B, d) -> (B,))")] = None,
-    dim: Annotated[int | None, typer.Option(help="dimension of --log-prob")] = None,
+    dim: Annotated[int | None, count("dimension of --log-prob", 1_000_000)] = None,
     target: Annotated[str | None, typer.Option(help="a built-in target: funnel, many_well, gmm40, seeds (or "
                                                     "ionosphere, sonar, credit, cancer, lgcp with the data)")]
     = None,
@@ -146,22 +148,23 @@ def fit(
     = True,
     integrator: Annotated[str | None, typer.Option(help="obabo | obab | baoab | em (default: em for DBS-UD, "
                                                         "obabo otherwise; overdamped: em)")] = None,
-    steps: Annotated[int, typer.Option(help="discretisation steps K (paper: 128)")] = 32,
-    iters: Annotated[int, typer.Option(help="training iterations (paper: 10,000)")] = 1000,
-    batch: Annotated[int, typer.Option(help="paths per iteration (paper: 2,000)")] = 256,
+    steps: Annotated[int, count("discretisation steps K (paper: 128)", 4096)] = 32,
+    iters: Annotated[int, count("training iterations (paper: 10,000)", 1_000_000, low=0)] = 1000,
+    batch: Annotated[int, count("paths per iteration (paper: 2,000)", 100_000, low=2)] = 256,
     loss: Annotated[str, typer.Option(help="kl (reverse KL, the paper's) | logvar")] = "kl",
-    hidden: Annotated[int, typer.Option(help="width of the control networks (paper: 128)")] = 64,
+    hidden: Annotated[int, count("width of the control networks (paper: 128)", 4096)] = 64,
     dt: Annotated[float | None, typer.Option(help="initial step-size scale (default: the target's, 0.01 for "
                                                   "your own density)")] = None,
     friction: Annotated[float, typer.Option(help="initial friction γ (η = γ·dt must stay < 1)")] = 1.0,
     tune_dt: Annotated[bool, typer.Option(help="pick the initial step size from dt × {1, 2, ..., 64} first, "
                                                "by the ELBO of the uncontrolled sampler")] = True,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
 ) -> None:
     """Fit a sampler to one target (exactly one of --logreg, --log-prob, --target) and save it in --out."""
     import numpy as np
     import pandas as pd
 
+    from iclr25.core.io import output_dir
     from iclr25.core.runtime import pin_threads
     from iclr25.underdamped_bridges.data import target_by_name
     from iclr25.underdamped_bridges.sampler import Sampler
@@ -172,13 +175,10 @@ def fit(
     if len(chosen) != 1:
         raise UserError("give exactly one of --logreg CSV, --log-prob module:function, --target NAME"
                         + (f" (got {', '.join(chosen)})" if chosen else ""))
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out: {out} exists and is not a folder")
-    if steps < 1:
-        raise UserError(f"--steps (K) must be >= 1, got {steps}")
-    if iters < 0 or batch < 2:
-        raise UserError(f"--iters must be >= 0 and --batch >= 2, got {iters} and {batch}")
-    out.mkdir(parents=True, exist_ok=True)
+    finite(prior_std, "--prior-std", 0, 1e6, low_open=True)
+    finite(dt, "--dt", 0, 1e3, low_open=True)
+    finite(friction, "--friction", 0, 1e6, low_open=True)
+    output_dir(out, "--out run folder")
     cwd = Path.cwd()
     if logreg is not None:
         if not label:
@@ -214,16 +214,14 @@ def fit(
 @app.command("eval")
 def evaluate(
     run: Annotated[Path, typer.Argument(help="run folder written by fit")],
-    n: Annotated[int, typer.Option(help="evaluation paths")] = 2000,
+    n: Annotated[int, count("evaluation paths", 1_000_000, low=2)] = 2000,
     sinkhorn: Annotated[bool, typer.Option(help="Sinkhorn divergence to exact samples (targets that have "
                                                 "them: funnel, many_well, gmm40)")] = False,
-    seed: Annotated[int, typer.Option(help="random seed of the evaluation paths")] = 1,
+    seed: Seed = 1,
 ) -> None:
     """Print ELBO, log Z-hat (± standard errors) and the ESS of a fitted run."""
     from iclr25.core.runtime import pin_threads
     pin_threads()
-    if n < 2:
-        raise UserError(f"--n must be >= 2, got {n}")
     sampler = _load_run(run)
     typer.echo(f"{sampler.name} ({sampler.config.integrator}, K={sampler.config.num_steps}) on "
                f"{sampler.target.name} (d={sampler.target.dim})")
@@ -233,19 +231,18 @@ def evaluate(
 @app.command()
 def sample(
     run: Annotated[Path, typer.Argument(help="run folder written by fit")],
-    n: Annotated[int, typer.Option(help="number of samples")] = 1000,
+    n: Annotated[int, count("number of samples", 1_000_000)] = 1000,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="CSV to write (default: stdout)")] = None,
-    seed: Annotated[int, typer.Option(help="random seed")] = 2,
+    seed: Seed = 2,
 ) -> None:
     """Draw samples x (columns x0..x{d-1}) with their log importance weights (column log_w)."""
     import pandas as pd
 
+    from iclr25.core.io import output_path
     from iclr25.core.runtime import pin_threads
     pin_threads()
-    if n < 1:
-        raise UserError(f"--n must be >= 1, got {n}")
-    if out is not None and out.is_dir():
-        raise UserError(f"--out: {out} is a folder; give a CSV file name")
+    if out is not None:
+        output_path(out, "--out samples CSV")
     sampler = _load_run(run)
     x, log_w = sampler.sample(n, seed=seed)
     df = pd.DataFrame(x.double().numpy(), columns=[f"x{i}" for i in range(x.shape[1])])

@@ -309,16 +309,22 @@ class Sampler:
         path = Path(path)
         if not path.is_file():
             raise UserError(f"no saved sampler at {path}")
-        try:
-            state = torch.load(path, weights_only=False)
-        except Exception as e:  # a truncated or foreign file
+        try:  # weights_only: a saved sampler is tensors and plain containers, never code to run
+            state = torch.load(path, weights_only=True)
+        except Exception as e:  # a truncated, foreign or pickled-code file
             raise UserError(f"cannot read saved sampler {path}: {type(e).__name__}") from None
         if not isinstance(state, dict) or state.get("format") != FORMAT_VERSION:
             raise UserError(f"{path} is not a saved sampler of format {FORMAT_VERSION}")
-        cfg = dict(state["config"])
-        cfg["learn"] = tuple(cfg["learn"])
-        sampler = cls(target, config=SamplerConfig(**cfg))
-        sampler.params.load_state_dict(state["params"])
-        sampler.controls.load_state_dict(state["controls"])
+        try:
+            cfg = dict(state["config"])
+            cfg["learn"] = tuple(cfg["learn"])
+            sampler = cls(target, config=SamplerConfig(**cfg))
+            sampler.params.load_state_dict(state["params"])
+            sampler.controls.load_state_dict(state["controls"])
+        except UserError:
+            raise
+        except Exception as e:  # keys or shapes of another sampler or target
+            raise UserError(f"{path} does not fit target {target.name} (d = {target.dim}): "
+                            f"{type(e).__name__}: {str(e).splitlines()[0][:200]}") from None
         sampler.history_ = list(state.get("history", []))
         return sampler
