@@ -104,3 +104,29 @@ def test_split_and_training_return_accuracies_on_the_split():
     assert 0.0 <= res.test_acc <= 1.0 and 1 <= res.best_epoch <= res.epochs == 3 and len(res.history) == 3
     with pytest.raises(UserError, match="unknown conv"):
         TrainConfig(conv="gat")
+
+
+def test_best_epoch_is_the_best_validation_accuracy_ties_broken_by_validation_loss():
+    """With 18 validation graphs accuracy ties are common; the reported epoch is never one whose
+    validation accuracy another epoch beats, and `evaluate` gives (accuracy, mean cross-entropy)."""
+    import torch
+
+    from iclr25.simplicial_oversquashing.models import RelationalGNN
+    from iclr25.simplicial_oversquashing.training import _chunks, evaluate
+
+    task = ring_transfer(6, samples=60, lift="none")
+    split = split_indices(60, 1)
+    res = train(task, TrainConfig(hidden=8, layers=3, max_epochs=8, patience=8, readout="root", dropout=0.0),
+                split, seed=1)
+    val = [v for v, _ in res.history]
+    assert res.val_acc == max(val) and val[res.best_epoch - 1] == res.val_acc
+    assert res.test_acc == res.history[res.best_epoch - 1][1]
+    model = RelationalGNN(task.structures[0].x.shape[1], 8, task.classes, relations=("upper",), layers=2,
+                          readout="root")
+    data = _chunks(task, split[1])
+    acc, loss = evaluate(model, data)
+    with torch.no_grad():
+        logits = torch.cat([model(b) for b, _ in data])
+        y = torch.cat([y for _, y in data])
+    assert acc == float((logits.argmax(1) == y).float().mean())
+    assert loss == pytest.approx(float(torch.nn.functional.cross_entropy(logits, y)), rel=1e-6)
