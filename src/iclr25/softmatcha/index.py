@@ -326,7 +326,7 @@ class Index(SoftSets):
         t0 = time.perf_counter()
         slots, warns = self.slots(pattern, threshold)
         positions, stats = find_positions([s.mask for s in slots], self.tokens, self.indptr, self.postings,
-                                          freq=self.frequencies)
+                                          freq=self.frequencies, ids=[s.ids for s in slots])
         seconds = time.perf_counter() - t0
         if warn:
             for w in warns:

@@ -24,6 +24,7 @@ class Slot:
     scores: np.ndarray  # (n_types,) float32: s(w, p_i), 1.0 on the exact type in exact mode
     exact: bool  # exact mode (alpha >= 1 or OOV pattern token): V_i = {p_i}
     oov: bool  # the pattern token has no embedding
+    ids: np.ndarray | None = None  # the type ids of V_i (so costs stay O(|V_i|), not O(n_types))
 
 
 def soft_scores(pattern_vecs: np.ndarray, type_vecs: np.ndarray) -> np.ndarray:
@@ -69,15 +70,20 @@ def slot_from_list(token: str, threshold: float, ids: np.ndarray, sims: np.ndarr
     """Step 1 as a prefix lookup: V = the prefix of the neighbour list (sorted by score) with score >=
     alpha. The list must hold every type scoring >= alpha (its floor <= alpha)."""
     n = int(np.searchsorted(-sims, -threshold, side="right"))  # sims[:n] >= threshold
-    mask = np.zeros(n_types, dtype=bool)
+    mask = np.zeros(n_types, dtype=bool)  # calloc'd: untouched pages cost nothing
     scores = np.zeros(n_types, dtype=np.float32)
-    mask[ids[:n]] = True
-    scores[ids[:n]] = sims[:n]
+    chosen = ids[:n]
+    mask[chosen] = True
+    scores[chosen] = sims[:n]
     if literal_id is not None:
+        if not mask[literal_id]:
+            chosen = np.append(chosen, literal_id)
         mask[literal_id] = True
         scores[literal_id] = 1.0  # cos(e, e) = 1 exactly, whatever rounding says
-    mask[SEP] = False
-    return Slot(token, float(threshold), mask, scores, False, False)
+    if mask[SEP]:  # alpha = 0 takes every type, but a line end matches nothing
+        mask[SEP] = False
+        chosen = chosen[chosen != SEP]
+    return Slot(token, float(threshold), mask, scores, False, False, chosen)
 
 
 def exact_slot(token: str, threshold: float, n_types: int, literal_id: int | None, oov: bool = False) -> Slot:
@@ -85,15 +91,18 @@ def exact_slot(token: str, threshold: float, n_types: int, literal_id: int | Non
     corpus). alpha = 1 must not go through cosines: a float32 self-cosine can be 0.99999994."""
     mask = np.zeros(n_types, dtype=bool)
     scores = np.zeros(n_types, dtype=np.float32)
+    ids = np.empty(0, dtype=np.int64)
     if literal_id is not None and literal_id != SEP:
         mask[literal_id] = True
         scores[literal_id] = 1.0
-    return Slot(token, float(threshold), mask, scores, True, oov)
+        ids = np.array([literal_id], dtype=np.int64)
+    return Slot(token, float(threshold), mask, scores, True, oov, ids)
 
 
-def slot_cost(mask: np.ndarray, freq: np.ndarray) -> int:
-    """Sum of the frequencies of the types in a soft set: the size of C_i (official ordering)."""
-    return int(freq[mask].sum())
+def slot_cost(mask: np.ndarray, freq: np.ndarray, ids: np.ndarray | None = None) -> int:
+    """Sum of the frequencies of the types in a soft set: the size of C_i (official ordering). With the
+    set's `ids` this is O(|V_i|) instead of a pass over every type."""
+    return int(freq[ids].sum()) if ids is not None else int(freq[mask].sum())
 
 
 def gather_postings(type_ids: np.ndarray, indptr: np.ndarray, postings: np.ndarray) -> np.ndarray:
@@ -116,13 +125,14 @@ def gather_postings(type_ids: np.ndarray, indptr: np.ndarray, postings: np.ndarr
 
 
 def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarray,
-                   postings: np.ndarray, dense_fraction: float = 0.08, freq: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, dict[str, int]]:
+                   postings: np.ndarray, dense_fraction: float = 0.08, freq: np.ndarray | None = None,
+                   ids: list[np.ndarray | None] | None = None) -> tuple[np.ndarray, dict[str, int]]:
     """Step 2: every start j with mask_i[t[j + i]] for all i (sorted), and the work done.
 
     The rarest slot r (smallest sum of frequencies, the paper's ordering) seeds the candidates
     cand = postings(V_r) - r; each other slot, cheapest first, keeps c iff mask_i[t[c + i]]
-    (the forward-array check; equivalent to intersecting with postings(V_i) - i).
+    (the forward-array check; equivalent to intersecting with postings(V_i) - i). `ids[i]`, the type
+    ids of V_i when known, keep the work proportional to the soft sets and candidates, not to n_types.
     When even the rarest slot covers more than `dense_fraction` of the corpus (stop-word patterns at
     a low threshold), reading its postings costs more than one sequential pass, so the candidates
     come from a scan of the forward array instead (same answer, better locality)."""
@@ -130,7 +140,8 @@ def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarr
     n_pos = tokens.shape[0]
     if freq is None:
         freq = np.diff(np.asarray(indptr))
-    costs = [slot_cost(mk, freq) for mk in masks]
+    ids = ids or [None] * m
+    costs = [slot_cost(mk, freq, ix) for mk, ix in zip(masks, ids, strict=True)]
     stats = {"candidates": 0, "rarest_slot": 0, "dense": 0}
     if min(costs) == 0:
         return np.empty(0, dtype=np.int64), stats
@@ -144,7 +155,8 @@ def find_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarr
         stats["dense"] = 1
         cand = np.flatnonzero(masks[r][tokens[r:r + n_win]]).astype(np.int64)
     else:
-        cand = gather_postings(np.flatnonzero(masks[r]), indptr, postings) - r
+        rarest = ids[r] if ids[r] is not None else np.flatnonzero(masks[r])
+        cand = gather_postings(np.sort(rarest), indptr, postings) - r
         cand = cand[(cand >= 0) & (cand < n_win)]
     for i in sorted((i for i in range(m) if i != r), key=lambda i: costs[i]):
         if cand.size == 0:
