@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from iclr25.core.claims import Verdict
@@ -27,3 +28,42 @@ def test_smoke_profile_reports_every_claim(tmp_path):
     by = {f.claim: f for f in findings}
     assert by["sub_second"].measured["latency_s_p50"] > 0
     assert (tmp_path / "softmatcha_latency.csv").is_file()
+
+
+def _steps(latency_of, sizes=(1_000_000, 10_000_000)):
+    """Synthetic ladder measurements: matches 1 .. 1e6 at each N, latency from `latency_of(hits, n)`."""
+    return [{"n": n, "query": f"q{k}", "hits": int(h), "soft_s": latency_of(h, n)}
+            for n in sizes for k, h in enumerate(np.logspace(0, 6, 25))]
+
+
+def test_scaling_rule_on_fixed_measurements():
+    from iclr25.softmatcha.experiments import ReproConfig, scaling_finding
+    cfg, sizes, band = ReproConfig(), [1_000_000, 10_000_000], (1_000, 10_000)
+    linear = scaling_finding(_steps(lambda h, n: 1e-4 + 1e-7 * h), sizes, cfg, band)
+    assert linear.verdict is Verdict.REPRODUCED
+    assert 0.6 <= linear.measured["slope_latency_vs_matches"] <= 1.3
+    flat = scaling_finding(_steps(lambda h, n: 1e-3), sizes, cfg, band)  # a fixed cost: not output-sensitive
+    assert flat.verdict is Verdict.PARTIAL and abs(flat.measured["slope_latency_vs_matches"]) < 1e-6
+    grows_with_n = scaling_finding(_steps(lambda h, n: 1e-7 * h + 1e-9 * n), sizes, cfg, band)
+    assert grows_with_n.measured["slope_latency_vs_n_fixed_matches"] > 0.3
+    assert grows_with_n.verdict is Verdict.NOT_REPRODUCED
+    empty = scaling_finding(_steps(lambda h, n: 1e-3, sizes=(1_000_000,)), sizes, cfg, band)
+    assert empty.verdict is Verdict.DEFERRED
+
+
+def test_comparable_rule_on_fixed_measurements():
+    from iclr25.softmatcha.experiments import CLASSES, ReproConfig, _speed_findings
+    cfg = ReproConfig()
+
+    def rows(soft, exact):
+        return [{"n": 10, "class": c, "query": "q", "soft_s": soft, "soft_cold_s": 5 * soft, "exact_s": exact,
+                 "soft_hits": 3, "exact_hits": 1, "candidates": 3, "types": 100, "scan_s": 1.0,
+                 "exact_scan_s": 1.0, "build_s": 1.0, "bytes_per_token": 8.0} for c in CLASSES]
+
+    sub, ok = _speed_findings(rows(2e-3, 1e-3), [10], cfg)
+    assert ok.verdict is Verdict.REPRODUCED and ok.measured["meets_3x_target_rare"] == 1
+    assert sub.verdict is Verdict.REPRODUCED and sub.measured["latency_s_p50"] == 1e-2  # decided on cold
+    _, slow = _speed_findings(rows(11e-3, 1e-3), [10], cfg)
+    assert slow.verdict is Verdict.NOT_REPRODUCED
+    sub, _ = _speed_findings(rows(0.3, 0.1), [10], cfg)  # cold 1.5 s: over the paper's second
+    assert sub.verdict is Verdict.NOT_REPRODUCED

@@ -19,9 +19,9 @@ import numpy as np
 from iclr25.core.claims import (
     Claim,
     Finding,
-    Verdict,
     all_of,
     at_most,
+    between,
     fraction_at_least,
     ratio_at_most,
 )
@@ -40,7 +40,11 @@ class ReproConfig:
     recall_ratio: float = 1.2  # soft / exact hits per query ...
     recall_share: float = 0.7  # ... on at least this share of the 20 queries
     max_soft_exact: float = 10.0  # "comparable to exact": soft / exact latency per class
-    max_slope: float = 1.0  # log-log slope of rare-class latency vs N
+    target_soft_exact: float = 3.0  # issue 13's engineering target, reported beside the claim
+    slope_matches: tuple[float, float] = (0.6, 1.3)  # latency ~ linear in matches (log-log slope)
+    min_matches_fit: int = 1_000  # the slope is fitted where the enumeration, not a fixed cost, dominates
+    max_slope_n: float = 0.3  # at a fixed match count, log-log slope of latency vs N: flat
+    ladder_words: int = 48  # single-word queries spanning the frequency ranks (1 .. 1e5+ matches)
     zipf_s: float = 1.0
     vocab_size: int = 400_000  # the whole GloVe 6B vocabulary
 
@@ -70,12 +74,15 @@ CLAIMS = [
           "Soft matching is comparable in speed to exact (surface) matching.",
           "search time comparable to surface-level string matching (Table 3)",
           "per query class, median soft latency / median exact (alpha = 1) latency on the same index "
-          "<= 10 at the largest N", timing=True),
+          "<= 10 at the largest N, Step 1 being a prefix lookup (the word's neighbour list already kept by "
+          "the open index); first-query (cold) ratios reported beside", timing=True),
     Claim("scales_with_matches",
-          "Search cost grows with the number of candidate occurrences, not with the corpus size.",
+          "Search cost grows with the number of matches, not with the corpus size.",
           "inverted-index search whose cost is output-sensitive (§3)",
-          "log-log slope of rare-class median latency against corpus size N < 1 "
-          "(1e6 -> 1e8 full; 1e6 -> 1e7 quick)", timing=True),
+          "single-word soft queries spanning 1 to >= 1e5 matches: at the largest N, log-log slope of "
+          "latency vs matches (queries with >= 1e3 matches) in [0.6, 1.3]; at a fixed match count "
+          "(1e3-1e4), log-log slope of median latency vs N <= 0.3 (1e6 -> 1e8 full; 1e6 -> 1e7 quick)",
+          timing=True),
     Claim("soft_recall",
           "Soft matching finds the exact matches plus semantically close variants that exact "
           "matching misses.",
@@ -108,9 +115,13 @@ def make_queries(words: list[str], n_per_class: int, rng: np.random.Generator) -
     return out
 
 
-def _latency(idx, q: str, alpha: float, repeats: int) -> tuple[float, int, int]:
+def _latency(idx, q: str, alpha: float, repeats: int, cold: bool = False) -> tuple[float, int, int]:
+    """Median search time of `q` over `repeats` runs; `cold`: each run first drops the neighbour lists
+    the index keeps, so Step 1 scans the vocabulary as a first query of these words does."""
     ts, res = [], None
     for _ in range(repeats):
+        if cold:
+            idx.forget_lists()
         res = idx.search(q, alpha, warn=False)
         ts.append(res.seconds)
     assert res is not None
@@ -126,9 +137,21 @@ def _scan_latency(idx, q: str, alpha: float) -> float:
     return time.perf_counter() - t0
 
 
-def measure_size(n_tokens: int, seed: int, queries: dict[str, list[str]], cfg: ReproConfig, repeats: int,
-                 with_scan: bool) -> list[dict]:
-    """Build a Zipf corpus of `n_tokens`, index it, time every query soft and exact (+ scan)."""
+def ladder_words(words: list[str], n: int, rng: np.random.Generator) -> list[str]:
+    """`n` alphabetic words at log-uniform frequency ranks: single-word queries whose match counts span
+    one to millions on a Zipf corpus (chosen before measuring)."""
+    out: list[str] = []
+    while len(out) < n:
+        w = words[min(len(words) - 1, int(np.exp(rng.uniform(0, np.log(len(words))))))]
+        if w.isalpha() and w not in out:
+            out.append(w)
+    return out
+
+
+def measure_size(n_tokens: int, seed: int, queries: dict[str, list[str]], ladder: list[str], cfg: ReproConfig,
+                 repeats: int, with_scan: bool) -> tuple[list[dict], list[dict]]:
+    """Build a Zipf corpus of `n_tokens`, index it, time every query soft (cold and warm Step 1) and exact
+    (+ scan), and the single-word ladder queries (warm). Returns (class rows, ladder rows)."""
     from iclr25.softmatcha.corpus import zipf_corpus
     from iclr25.softmatcha.embeddings import load_embeddings
     from iclr25.softmatcha.index import Index
@@ -138,22 +161,27 @@ def measure_size(n_tokens: int, seed: int, queries: dict[str, list[str]], cfg: R
     ids, lens = zipf_corpus(n_tokens, len(words), rng, s=cfg.zipf_s)
     base = cache_dir() / "softmatcha" / "tmp"
     base.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows, steps = [], []
     with tempfile.TemporaryDirectory(dir=base) as d:
         with timer() as tb:
             idx = Index.from_token_ids(ids, lens, words, Path(d) / "zipf", emb)
         del ids, lens
         for c, qs in queries.items():
             for q in qs:
+                cold_s, _, _ = _latency(idx, q, cfg.alpha, repeats, cold=True)
                 soft_s, soft_hits, cand = _latency(idx, q, cfg.alpha, repeats)
-                exact_s, exact_hits, exact_cand = _latency(idx, q, 1.0, repeats)
-                rows.append({"n": n_tokens, "class": c, "query": q, "soft_s": soft_s, "exact_s": exact_s,
-                             "soft_hits": soft_hits, "exact_hits": exact_hits, "candidates": cand,
+                exact_s, exact_hits, _ = _latency(idx, q, 1.0, repeats)
+                rows.append({"n": n_tokens, "class": c, "query": q, "soft_s": soft_s, "soft_cold_s": cold_s,
+                             "exact_s": exact_s, "soft_hits": soft_hits, "exact_hits": exact_hits,
+                             "candidates": cand, "types": idx.meta["n_types"],
                              "scan_s": _scan_latency(idx, q, cfg.alpha) if with_scan else float("nan"),
                              "exact_scan_s": _scan_latency(idx, q, 1.0) if with_scan else float("nan"),
                              "build_s": tb["s"], "bytes_per_token": idx.bytes_per_token()})
+        for w in ladder:
+            soft_s, hits, _ = _latency(idx, w, cfg.alpha, repeats)
+            steps.append({"n": n_tokens, "query": w, "hits": hits, "soft_s": soft_s})
         del idx
-    return rows
+    return rows, steps
 
 
 def _slope(x: list[float], y: list[float]) -> float:
@@ -211,10 +239,18 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
         reason = f"GloVe vectors unavailable: {e}"
         return [Finding.not_testable(c.key, reason) for c in CLAIMS]
     queries = make_queries(words, n_per_class, ctx.rng(11))
+    n_ladder = ctx.pick(smoke=12, quick=cfg.ladder_words, full=cfg.ladder_words)
+    ladder = ladder_words(words, n_ladder, ctx.rng(12))
+    band = ctx.pick(smoke=(10, 100), quick=(1_000, 10_000), full=(1_000, 10_000))
     rows: list[dict] = []
+    steps: list[dict] = []
     for i, n in enumerate(progress(sizes, "softmatcha: Zipf corpora")):
-        rows += measure_size(n, ctx.seed * 1000 + i, queries, cfg, repeats, with_scan=(n == sizes[-1]))
+        r, st = measure_size(n, ctx.seed * 1000 + i, queries, ladder, cfg, repeats,
+                             with_scan=(n == sizes[-1]))
+        rows += r
+        steps += st
     findings += _speed_findings(rows, sizes, cfg, ctx.out_dir)
+    findings.append(scaling_finding(steps, sizes, cfg, band, ctx.out_dir))
 
     try:
         rec = measure_recall(cfg, n_verses)
@@ -228,7 +264,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
         findings[1].measured["soft_over_exact_kjv_20_queries"] = (
             float(np.median([r["soft_s"] for r in rec["rows"]]))
             / float(np.median([r["exact_s"] for r in rec["rows"]])))
-    _write_tables(ctx, rows)
+    _write_tables(ctx, rows, steps)
     findings.append(measure_latin(profile, ctx))
     return findings
 
@@ -242,75 +278,102 @@ def _speed_findings(rows: list[dict], sizes: list[int], cfg: ReproConfig,
                     out_dir: Path | None = None) -> list[Finding]:
     n_max = sizes[-1]
     top = [r for r in rows if r["n"] == n_max]
-    med_soft = _med(top, "soft_s")
-    m: dict[str, float | int | str] = {"tokens": n_max, "queries": len(top), "alpha": cfg.alpha,
-                                       "latency_s_p50": med_soft,
-                                       "latency_s_p90": float(np.percentile([r["soft_s"] for r in top], 90)),
-                                       "latency_s_max": max(r["soft_s"] for r in top),
+    med_soft = _med(top, "soft_cold_s")  # a first query: Step 1 scans the vocabulary
+    m: dict[str, float | int | str] = {"tokens": n_max, "types": top[0]["types"], "queries": len(top),
+                                       "alpha": cfg.alpha, "latency_s_p50": med_soft,
+                                       "latency_s_p90": float(np.percentile([r["soft_cold_s"] for r in top],
+                                                                            90)),
+                                       "latency_s_max": max(r["soft_cold_s"] for r in top),
+                                       "latency_s_p50_repeat_word": _med(top, "soft_s"),
                                        "build_s": top[0]["build_s"],
                                        "bytes_per_token": top[0]["bytes_per_token"]}
     for c in CLASSES:
-        m[f"latency_s_p50_{c}"] = _med(top, "soft_s", **{"class": c})
+        m[f"latency_s_p50_{c}"] = _med(top, "soft_cold_s", **{"class": c})
         scan = _med(top, "scan_s", **{"class": c})
-        lat = float(m[f"latency_s_p50_{c}"])
+        lat = _med(top, "soft_s", **{"class": c})
         m[f"scan_over_index_{c}"] = scan / lat if lat > 0 else float("nan")
     sub_second = Finding(
         "sub_second", at_most(med_soft, PAPER_LATENCY_S), m,
-        f"median soft latency {med_soft * 1000:.0f} ms at {n_max:.0e} tokens "
+        f"median soft latency {med_soft * 1000:.0f} ms at {n_max:.0e} tokens, first query of its words "
         f"(rare {m['latency_s_p50_rare'] * 1000:.0f} / medium {m['latency_s_p50_medium'] * 1000:.0f} / "
-        f"frequent {m['latency_s_p50_frequent'] * 1000:.0f} ms; index vs soft scan "
-        f"{m['scan_over_index_rare']:.0f}x / {m['scan_over_index_medium']:.0f}x / "
+        f"frequent {m['latency_s_p50_frequent'] * 1000:.0f} ms; "
+        f"{m['latency_s_p50_repeat_word'] * 1000:.1f} ms once the words' neighbour lists are kept; "
+        f"index vs soft scan {m['scan_over_index_rare']:.0f}x / {m['scan_over_index_medium']:.0f}x / "
         f"{m['scan_over_index_frequent']:.1f}x); paper < 1 s at {PAPER_CORPUS_TOKENS:.1e}")
 
-    ce: dict[str, float | int | str] = {"tokens": n_max}
+    ce: dict[str, float | int | str] = {"tokens": n_max, "types": top[0]["types"]}
     verdicts = []
     for c in CLASSES:
         s, e = _med(top, "soft_s", **{"class": c}), _med(top, "exact_s", **{"class": c})
-        ce[f"soft_s_p50_{c}"], ce[f"exact_s_p50_{c}"] = s, e
+        cold = _med(top, "soft_cold_s", **{"class": c})
+        ce[f"soft_s_p50_{c}"], ce[f"exact_s_p50_{c}"], ce[f"soft_cold_s_p50_{c}"] = s, e, cold
         ce[f"soft_over_exact_{c}"] = s / e if e > 0 else float("inf")
+        ce[f"soft_cold_over_exact_{c}"] = cold / e if e > 0 else float("inf")
+        ce[f"meets_3x_target_{c}"] = int(s <= cfg.target_soft_exact * e)
+        # context: soft queries enumerate more; per-hit cost compares the work, not the output size
+        ce[f"hits_soft_over_exact_{c}"] = _med(top, "soft_hits", **{"class": c}) / max(
+            _med(top, "exact_hits", **{"class": c}), 1.0)
         verdicts.append(ratio_at_most(s, e, cfg.max_soft_exact))
-        # context, not the criterion: exact surface matching without an index scans every window (grep)
         ce[f"soft_index_over_exact_scan_{c}"] = s / _med(top, "exact_scan_s", **{"class": c})
     comparable = Finding(
         "comparable_to_exact", all_of(*verdicts), ce,
         "soft/exact latency " + ", ".join(f"{c} {ce[f'soft_over_exact_{c}']:.1f}x" for c in CLASSES)
-        + f" at {n_max:.0e} tokens (criterion <= {cfg.max_soft_exact:g}x per class); "
-        "Step 1 (a cosine over every corpus type) is a fixed cost that exact mode skips; against an "
-        "exact scan of every window (grep-like) soft search takes "
-        + ", ".join(f"{ce[f'soft_index_over_exact_scan_{c}']:.2f}x" for c in CLASSES))
+        + f" at {n_max:.0e} tokens ({top[0]['types']:,} types) with Step 1 a prefix lookup (criterion "
+        f"<= {cfg.max_soft_exact:g}x per class; target {cfg.target_soft_exact:g}x); first query of a word "
+        + ", ".join(f"{ce[f'soft_cold_over_exact_{c}']:.0f}x" for c in CLASSES)
+        + " (Step 1 scans every type once per word and index); soft finds "
+        + ", ".join(f"{ce[f'hits_soft_over_exact_{c}']:.1f}x" for c in CLASSES) + " the exact hits")
+    return [sub_second, comparable]
 
-    rare_lat = [_med(rows, "soft_s", n=n, **{"class": "rare"}) for n in sizes]
-    rare_cand = [_med(rows, "candidates", n=n, **{"class": "rare"}) for n in sizes]
-    slope_n = _slope([float(n) for n in sizes], rare_lat)
-    slope_cand = _slope(rare_cand, rare_lat) if min(rare_cand) > 0 else float("nan")
-    sc: dict[str, float | int | str] = {"slope_latency_vs_n_rare": slope_n,
-                                        "sizes": " ".join(f"{n:.0e}" for n in sizes)}
-    if math.isfinite(slope_cand):  # undefined when a tiny corpus has no rare-word occurrence
-        sc["slope_latency_vs_candidates_rare"] = slope_cand
-    for n, lat, cand in zip(sizes, rare_lat, rare_cand, strict=True):
-        sc[f"rare_latency_s_at_{n:.0e}"] = lat
-        sc[f"rare_candidates_at_{n:.0e}"] = cand
-    v = at_most(slope_n, cfg.max_slope) if math.isfinite(slope_n) else Verdict.NOT_REPRODUCED
-    figures = [_plot_scaling(rows, sizes, out_dir)] if out_dir is not None else []
-    scales = Finding(
+
+def scaling_finding(steps: list[dict], sizes: list[int], cfg: ReproConfig, band: tuple[int, int],
+                    out_dir: Path | None = None) -> Finding:
+    """scales_with_matches from the single-word ladder: latency against matches at the largest N, and
+    latency against N at a fixed match count (the `band`)."""
+    n_max = sizes[-1]
+    top = [r for r in steps if r["n"] == n_max and r["hits"] >= cfg.min_matches_fit]
+    slope_m = _slope([float(r["hits"]) for r in top], [r["soft_s"] for r in top]) if len(top) >= 3 \
+        else float("nan")
+    in_band = {n: [r["soft_s"] for r in steps if r["n"] == n and band[0] <= r["hits"] <= band[1]]
+               for n in sizes}
+    have = [n for n in sizes if in_band[n]]
+    slope_n = _slope([float(n) for n in have], [float(np.median(in_band[n])) for n in have]) \
+        if len(have) >= 2 else float("nan")
+    hits = [r["hits"] for r in steps if r["n"] == n_max]
+    sc: dict[str, float | int | str] = {
+        "slope_latency_vs_matches": slope_m, "queries_fitted": len(top),
+        "min_matches_fitted": cfg.min_matches_fit,
+        "matches_min": min(hits, default=0), "matches_max": max(hits, default=0),
+        "slope_latency_vs_n_fixed_matches": slope_n, "match_band": f"{band[0]}-{band[1]}",
+        "sizes": " ".join(f"{n:.0e}" for n in sizes)}
+    for n in have:
+        sc[f"latency_s_p50_band_at_{n:.0e}"] = float(np.median(in_band[n]))
+        sc[f"band_queries_at_{n:.0e}"] = len(in_band[n])
+    if not (math.isfinite(slope_m) and math.isfinite(slope_n)):
+        return Finding.deferred(
+            "scales_with_matches", f"too few ladder queries to fit ({len(top)} with >= "
+            f"{cfg.min_matches_fit} matches; {len(have)} sizes with queries in the band)", **sc)
+    figures = [_plot_scaling(steps, sizes, out_dir)] if out_dir is not None else []
+    v = all_of(between(slope_m, *cfg.slope_matches), at_most(slope_n, cfg.max_slope_n))
+    return Finding(
         "scales_with_matches", v, sc,
-        f"rare-class latency slope {slope_n:.2f} vs N over {sizes[0]:.0e}->{sizes[-1]:.0e} "
-        f"(candidates grew {rare_cand[-1] / max(rare_cand[0], 1):.0f}x, latency "
-        f"{rare_lat[-1] / rare_lat[0]:.1f}x)", figures)
-    return [sub_second, comparable, scales]
+        f"at {n_max:.0e} tokens latency grows with matches with log-log slope {slope_m:.2f} "
+        f"({len(top)} single-word queries with {cfg.min_matches_fit:,}-{max(hits, default=0):,} matches; "
+        f"need {cfg.slope_matches[0]}-{cfg.slope_matches[1]}); at {band[0]:,}-{band[1]:,} matches latency vs "
+        f"N has slope {slope_n:.2f} over {have[0]:.0e}->{have[-1]:.0e} (need <= {cfg.max_slope_n})", figures)
 
 
-def _plot_scaling(rows: list[dict], sizes: list[int], out_dir: Path) -> str:
+def _plot_scaling(steps: list[dict], sizes: list[int], out_dir: Path) -> str:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(5, 3.5))
-    for k, c in enumerate(CLASSES):
-        for key, style in (("soft_s", "-o"), ("exact_s", ":x")):
-            ax.plot(sizes, [_med(rows, key, n=n, **{"class": c}) for n in sizes], style, color=f"C{k}",
-                    label=f"{c} {'soft' if key == 'soft_s' else 'exact'}")
-    ax.set(xscale="log", yscale="log", xlabel="corpus tokens N", ylabel="median latency (s)",
-           title="SoftMatcha index: latency vs corpus size")
+    for k, n in enumerate(sizes):
+        pts = sorted((r["hits"], r["soft_s"]) for r in steps if r["n"] == n and r["hits"] > 0)
+        if pts:
+            ax.plot(*zip(*pts, strict=True), "o", ms=3, color=f"C{k}", label=f"N = {n:.0e}")
+    ax.set(xscale="log", yscale="log", xlabel="matches", ylabel="latency (s)",
+           title="SoftMatcha: latency vs matches (single-word soft queries)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     name = "softmatcha_scaling.png"
@@ -348,14 +411,14 @@ def _recall_finding(rec: dict, cfg: ReproConfig, n_verses: int | None) -> Findin
         f"(new: {king['new_variants'] or 'none'})")
 
 
-def _write_tables(ctx: RunContext, rows: list[dict]) -> None:
+def _write_tables(ctx: RunContext, rows: list[dict], steps: list[dict]) -> None:
     import csv
-    if not rows:
-        return
-    with open(ctx.out_dir / "softmatcha_latency.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    for name, table in (("softmatcha_latency.csv", rows), ("softmatcha_matches.csv", steps)):
+        if table:
+            with open(ctx.out_dir / name, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(table[0]))
+                w.writeheader()
+                w.writerows(table)
 
 
 warnings.filterwarnings("ignore", message="pattern token .* has no embedding")

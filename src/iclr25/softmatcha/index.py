@@ -163,6 +163,12 @@ class SoftSets:
     def _list_cache(self) -> tuple[threading.Lock, OrderedDict]:
         return threading.Lock(), OrderedDict()
 
+    def forget_lists(self) -> None:
+        """Drop the kept neighbour lists (the next query of any word scans the vocabulary again)."""
+        lock, cache = self._list_cache
+        with lock:
+            cache.clear()
+
     def _neighbour_lists(self, wanted: set[tuple[int, float]]) -> dict[tuple[int, float], tuple]:
         """Each (embedding row, floor): the row's neighbour list among the corpus types down to `floor`.
         Lists at the configured floor are kept (LRU, `config.list_cache` words), so a word's next soft
