@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -87,12 +88,31 @@ def test_summaries_on_a_hand_made_table():
 def test_per_dataset_reports_heterogeneity_bounds():
     t = _table()
     t["dataset"] = "d"
+    t["q_hat_dr"], t["se_dr"] = t["q_hat"] * 0.5, 0.2
     row = per_dataset(t).iloc[0]
     assert row["variants"] == 2 and row["degenerate_rate"] == pytest.approx(4 / 6)
-    assert row["neg_best_q_hat"] == pytest.approx((2.0 + 0.1) / 2)  # −min Q̂ per variant, averaged
-    assert row["neg_constant_q_hat"] == pytest.approx((1.0 + 0.1) / 2)
+    # the best learner by mean Q̂-DR over variants (not the per-variant minimum: winner's curse)
+    assert row["best_learner_dr"] == "s.lasso"  # mean Q̂ (-2 + 0.5) / 2 beats dml.lasso's (-1 - 0.1) / 2
+    assert row["neg_best_q_hat_dr"] == pytest.approx(0.5 * (2.0 - 0.5) / 2)
+    assert row["se_best_q_hat_dr"] == pytest.approx(0.2 / 2 ** 0.5)
+    assert row["neg_constant_q_hat_dr"] == pytest.approx(0.5 * (1.0 + 0.1) / 2)
+    assert not row["ht_se_exceeds_value"]  # HT mean -0.75 with SE 0.1
+    t["se"] = 5.0
+    assert per_dataset(t).iloc[0]["ht_se_exceeds_value"]
 
 
 def test_mrr():
     oracle = [np.array([1.0, 2.0, 3.0]), np.array([3.0, 1.0, 2.0])]
     assert mrr([np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 2.0])], oracle) == pytest.approx((1 + 0.5) / 2)
+
+
+def test_ranking_rep_scores_every_model_at_every_evaluation_size():
+    from iclr25.cate_benchmark.semisynthetic import DESIGNS, ranking_rep
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    cfg = replace(DESIGNS["low_signal"], n_train=200, eval_sizes=(200, 400), n_oracle=1000,
+                  learners=("t.lasso", "zero"))
+    r = ranking_rep((X, 0, cfg))
+    assert r.q_ht.shape == r.q_dr.shape == r.plugin.shape == (2, 2) and r.oracle_mse.shape == (2,)
+    # the zero model's Q̂ is 0 by definition at every size
+    assert np.allclose(r.q_ht[:, 1], 0.0)

@@ -99,3 +99,25 @@ def test_run_writes_a_table_and_prints_the_summaries(tmp_path, cli):
 def test_run_bad_names_exit_2(cli):
     code, _, err = cli("run", "--datasets", "hillstrom")
     assert code == 2 and "unknown dataset" in err
+
+
+def test_run_on_the_users_own_trial(trial, tmp_path, cli):
+    out = tmp_path / "mine.csv"
+    code, stdout, err = cli("run", "--trial", str(trial / "trial.csv"), "--treatment", "W", "--outcome", "Y",
+                            "--learners", "t.lasso,dml.lasso,zero", "--backend", "serial", "--out", str(out))
+    assert code == 0, err
+    t = pd.read_csv(out)
+    assert set(t["dataset"]) == {"trial"} and t["variant"].nunique() == 2 and (t["error"].isna()).all()
+    # τ(x) = 1 + x is learnable: the T-learner beats zero (negative Q̂) in every variant
+    assert (t[t["learner"] == "t.lasso"]["q_hat"] < 0).all()
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("--outcome", "Y"), "--trial needs --treatment and --outcome"),
+    (("--treatment", "W", "--outcome", "nope"), "column 'nope' not found"),
+    (("--treatment", "W", "--outcome", "Y", "--propensity", "1.5"), "strictly inside (0, 1)"),
+])
+def test_run_trial_bad_input_exits_2(trial, cli, args, needle):
+    code, _, err = cli("run", "--trial", str(trial / "trial.csv"), *args)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and needle in lines[0]

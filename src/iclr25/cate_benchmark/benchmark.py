@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from iclr25.cate_benchmark.datasets import dataset_names, load_rct
+from iclr25.cate_benchmark.datasets import RCTData, dataset_names, load_rct
 from iclr25.cate_benchmark.learners import (
     LEARNERS,
     BaseConfig,
@@ -63,11 +63,12 @@ class Variant:
     seed: int
     learners: tuple[str, ...]
     config: BenchmarkConfig
+    data: RCTData | None = None  # a user's own trial; None: the bundled RCT named `dataset`
 
 
 def run_variant(v: Variant) -> list[dict]:
     """Fit and score every learner on one variant; a learner that fails gets a row with its error."""
-    data = load_rct(v.dataset)
+    data = v.data if v.data is not None else load_rct(v.dataset)
     rng = np.random.default_rng(v.seed)
     perm = rng.permutation(data.n)
     n_eval = int(round(v.config.eval_fraction * data.n))
@@ -114,10 +115,15 @@ class Benchmark:
 
     def __init__(self, datasets: str | list[str] = "all", learners: str | list[str] = "all",
                  grid: list[GridPoint] | None = None, reps: int = 1, seed: int = 0,
-                 config: BenchmarkConfig | None = None) -> None:
+                 config: BenchmarkConfig | None = None, trials: tuple[RCTData, ...] = ()) -> None:
+        """`trials`: users' own RCTs (datasets.from_frame), run beside the bundled `datasets` ([] for
+        none)."""
         if reps < 1:
             raise UserError(f"reps must be >= 1, got {reps}")
-        self.datasets = dataset_names(datasets)
+        self.datasets = dataset_names(datasets) if datasets != [] else []
+        self.trials = {t.name: t for t in trials}
+        if not self.datasets and not self.trials:
+            raise UserError("no datasets: name bundled RCTs or give your own trial")
         self.learners = tuple(learner_names(learners))
         self.grid = list(grid) if grid is not None else paper_grid()
         self.reps = reps
@@ -125,9 +131,10 @@ class Benchmark:
         self.config = config or BenchmarkConfig()
 
     def variants(self) -> list[Variant]:
-        keys = [(d, g, r) for d in self.datasets for g in self.grid for r in range(self.reps)]
+        names = [*self.datasets, *self.trials]
+        keys = [(d, g, r) for d in names for g in self.grid for r in range(self.reps)]
         seeds = child_seeds(self.seed, len(keys))
-        return [Variant(d, g, r, s, self.learners, self.config)
+        return [Variant(d, g, r, s, self.learners, self.config, self.trials.get(d))
                 for (d, g, r), s in zip(keys, seeds, strict=True)]
 
     def run(self, ctx: RunContext | None = None) -> pd.DataFrame:

@@ -91,7 +91,16 @@ def eval_cmd(
 
 @app.command("run")
 def run_cmd(
-    datasets: Annotated[str, typer.Option(help="comma list or 'all' (see `datasets`)")] = "all",
+    datasets: Annotated[str | None, typer.Option(
+        help="bundled RCTs: comma list, 'all' or 'none' (see `datasets`; default: all, or none with --trial)")
+    ] = None,
+    trial: Annotated[Path | None, typer.Option(help="your own RCT as CSV (one row per unit); needs "
+                                                    "--treatment and --outcome")] = None,
+    treatment: Annotated[str | None, typer.Option(help="0/1 treatment column of --trial")] = None,
+    outcome: Annotated[str | None, typer.Option(help="outcome column of --trial")] = None,
+    propensity: Annotated[str, typer.Option(help="known P(W=1) of --trial: a number or a column")] = "0.5",
+    covariates: Annotated[str | None, typer.Option(help="comma list of --trial's covariates (default: all "
+                                                         "other columns)")] = None,
     learners: Annotated[str, typer.Option(help="comma list, 'all' (16) or 'fast'")] = "all",
     reps: Annotated[int, count("repetitions per grid point", 10_000)] = 1,
     grid: Annotated[str, typer.Option(help="'quick' (2 configurations) or 'paper' (36)")] = "quick",
@@ -101,7 +110,8 @@ def run_cmd(
     seed: Seed = 0,
     out: Annotated[Path, typer.Option(help="tidy table CSV")] = Path("cate_benchmark.csv"),
 ) -> None:
-    """Run datasets × grid × reps × learners and print the paper's summaries."""
+    """Run datasets × grid × reps × learners and print the paper's summaries: on the bundled RCTs and/or
+    your own trial (--trial), carved into confounded training sets by observational sampling."""
     from iclr25.cate_benchmark.benchmark import Benchmark, GridPoint, paper_grid
     from iclr25.cate_benchmark.summaries import avg_rank, summarize, win_share
     from iclr25.core.executors import BACKENDS
@@ -113,7 +123,14 @@ def run_cmd(
     if grid not in grids:
         raise UserError(f"unknown --grid {grid!r}; choose from quick, paper")
     output_path(out, "--out")
-    bench = Benchmark(datasets, learners, grids[grid], reps=reps, seed=seed)
+    trials = ()
+    if trial is not None:
+        trials = (_user_trial(trial, treatment, outcome, propensity, covariates),)
+    elif treatment is not None or outcome is not None:
+        raise UserError("--treatment/--outcome describe --trial; give the trial CSV too")
+    chosen = datasets or ("none" if trials else "all")
+    bench = Benchmark([] if chosen == "none" else chosen, learners, grids[grid], reps=reps, seed=seed,
+                      trials=trials)
     ctx = RunContext(seed=seed, profile="quick", backend=backend, ray_address=ray_address, workers=workers)
     table = bench.run(ctx)
     table.to_csv(out, index=False)
@@ -125,6 +142,22 @@ def run_cmd(
     ranks, wins = avg_rank(table), win_share(table)
     for name in ranks.index:
         typer.echo(f"  {name:12s} avg rank {ranks[name]:5.2f}  win share {wins.get(name, 0.0):.0%}")
+
+
+def _user_trial(path: Path, treatment: str | None, outcome: str | None, propensity: str,
+                covariates: str | None):
+    from iclr25.cate_benchmark.datasets import from_frame
+    if treatment is None or outcome is None:
+        raise UserError("--trial needs --treatment and --outcome (column names)")
+    cov = [c.strip() for c in covariates.split(",") if c.strip()] if covariates else None
+    data = from_frame(_read_csv(path, "trial"), treatment, outcome, _parse_propensity(propensity),
+                      covariates=cov, name=path.stem or "trial")
+    if data.n < 200 or min(data.w.sum(), data.n - data.w.sum()) < 40:
+        raise UserError(f"--trial has {data.n} units ({int(data.w.sum())} treated); the benchmark needs at "
+                        "least 200 with 40 per arm to carve training and evaluation sets")
+    if data.X.shape[1] == 0:
+        raise UserError("--trial has no covariates besides treatment, outcome and propensity")
+    return data
 
 
 @app.command("datasets")

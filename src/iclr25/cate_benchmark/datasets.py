@@ -77,6 +77,8 @@ def from_frame(df: pd.DataFrame, treatment: str, outcome: str, propensity: float
     y = pd.to_numeric(df[outcome], errors="coerce")
     if y.isna().any():
         raise UserError(f"outcome column {outcome!r} is not numeric (e.g. {df[outcome][y.isna()].iloc[0]!r})")
+    if not np.isfinite(y.to_numpy(dtype=float)).all():
+        raise UserError(f"outcome column {outcome!r} has infinite values")
     e = (np.full(len(df), float(propensity)) if isinstance(propensity, float | int)
          else pd.to_numeric(df[propensity], errors="coerce").to_numpy(dtype=float))
     if not np.all((e > 0) & (e < 1)):
@@ -85,6 +87,8 @@ def from_frame(df: pd.DataFrame, treatment: str, outcome: str, propensity: float
                         f"propensity column {propensity!r} has values outside (0, 1)")
     X, feats = (_numeric_design(df, list(covariates)) if covariates
                 else (np.zeros((len(df), 0)), ()))
+    if not np.isfinite(X).all():
+        raise UserError("covariates have infinite values")
     return RCTData(name, X, w.to_numpy(dtype=int), y.to_numpy(dtype=float), e, feats)
 
 

@@ -22,15 +22,24 @@ MRR_LEARNERS = ("s.lasso", "t.lasso", "x.lasso", "r.lasso", "dr.lasso", "dml.lin
 @dataclass(frozen=True)
 class SemiSyntheticConfig:
     """Our simulation design, fixed before measuring: a nonlinear baseline, a heterogeneous τ with a
-    linear and a step part (sd of order 1), unit noise, RCT e = 0.5 on the evaluation set."""
+    linear and a step part (sd of order `tau_scale`), noise sd `noise_sd`, RCT e = 0.5 on the evaluation
+    set. Ranking is scored at each evaluation size in `eval_sizes` (nested prefixes of one draw)."""
 
     n_train: int = 1000
-    n_eval: int = 5000
+    eval_sizes: tuple[int, ...] = (1000, 4000, 16000, 64000)
     ate: float = 0.5
+    tau_scale: float = 0.7
     noise_sd: float = 1.0
     e_eval: float = 0.5
+    n_oracle: int = 64000  # fresh covariates on which the oracle MSE of each model is computed
     learners: tuple[str, ...] = MRR_LEARNERS
     base: BaseConfig = field(default_factory=BaseConfig)
+
+
+# the paper-like design (heterogeneity of the order of the noise) and a low-signal one, closer to the
+# real RCTs where most estimates are degenerate: Var(τ(x)) about 1/100 of the noise variance
+DESIGNS = {"default": SemiSyntheticConfig(),
+           "low_signal": SemiSyntheticConfig(tau_scale=0.15, noise_sd=2.0)}
 
 
 def simulate(Xreal: np.ndarray, n: int, rng: np.random.Generator, cfg: SemiSyntheticConfig, e: float,
@@ -45,7 +54,8 @@ def simulate(Xreal: np.ndarray, n: int, rng: np.random.Generator, cfg: SemiSynth
     idx = rng.integers(0, Z.shape[0], size=n)
     X, Zs = Xreal[idx], Z[idx]
     mu0 = Zs @ coefs["b"] + 0.5 * np.tanh(Zs[:, coefs["j"][0]])  # baseline: linear + saturating
-    tau = cfg.ate + 0.7 * (Zs @ coefs["t"]) + 0.7 * np.where(Zs[:, coefs["j"][1]] > 0, 1.0, -1.0)  # τ(x)
+    step = np.where(Zs[:, coefs["j"][1]] > 0, 1.0, -1.0)
+    tau = cfg.ate + cfg.tau_scale * (Zs @ coefs["t"] + step)  # τ(x): linear + step
     w = (rng.random(n) < e).astype(int)
     y = mu0 + w * tau + cfg.noise_sd * rng.normal(size=n)
     return X, w, y, tau, coefs
@@ -53,9 +63,11 @@ def simulate(Xreal: np.ndarray, n: int, rng: np.random.Generator, cfg: SemiSynth
 
 @dataclass(frozen=True)
 class RankingRep:
-    """One repetition: per-model oracle MSE and each evaluator's score (lower is better)."""
+    """One repetition: per-model oracle MSE (M,) and each evaluator's score per evaluation size (S, M)
+    (lower is better)."""
 
     learners: tuple[str, ...]
+    eval_sizes: tuple[int, ...]
     oracle_mse: np.ndarray
     q_ht: np.ndarray
     q_dr: np.ndarray
@@ -63,22 +75,27 @@ class RankingRep:
 
 
 def ranking_rep(args: tuple[np.ndarray, int, SemiSyntheticConfig]) -> RankingRep:
-    """Fit the models on a confounded training sample, then score them on a fresh RCT evaluation set."""
+    """Fit the models once on a confounded training sample, then score them on nested RCT evaluation
+    sets of each size; the oracle is each model's MSE on fresh covariates."""
     Xreal, seed, cfg = args
     rng = np.random.default_rng(seed)
     X, w, y, _, coefs = simulate(Xreal, 2 * cfg.n_train, rng, cfg, e=0.5)
     obs = observational_sample(X, w, 0.5, 0.5, "mild", cfg.n_train, rng)
     Xtr, wtr, ytr = X[obs.idx], w[obs.idx], y[obs.idx]
-    Xev, wev, yev, tau_ev, _ = simulate(Xreal, cfg.n_eval, rng, cfg, e=cfg.e_eval, coefs=coefs)
-    # outcome models on the evaluation set, cross-fitted, for Q̂-DR
-    mu0, mu1 = eval_outcome_models(Xev, wev, yev, 2, seed)
-    # plug-in τ-risk: a T-learner (boosting) fit on the whole evaluation set stands in for τ
-    tau_plugin = make_learner("t.gbm.cv", cfg.base).fit(Xev, wev, yev).effect(Xev)
-    mse, qh, qd, pl = [], [], [], []
-    for name in cfg.learners:
-        tau_hat = make_learner(name, cfg.base).fit(Xtr, wtr, ytr).effect(Xev)
-        mse.append(np.mean((tau_hat - tau_ev) ** 2))
-        qh.append(q_hat(tau_hat, yev, wev, cfg.e_eval, "ht").value)
-        qd.append(q_hat(tau_hat, yev, wev, cfg.e_eval, "dr", mu0=mu0, mu1=mu1).value)
-        pl.append(np.mean((tau_hat - tau_plugin) ** 2))
-    return RankingRep(tuple(cfg.learners), *(np.array(v) for v in (mse, qh, qd, pl)))
+    models = [make_learner(name, cfg.base).fit(Xtr, wtr, ytr) for name in cfg.learners]
+    Xor, _, _, tau_or, _ = simulate(Xreal, cfg.n_oracle, rng, cfg, e=0.5, coefs=coefs)
+    oracle = np.array([np.mean((m.effect(Xor) - tau_or) ** 2) for m in models])
+    Xall, wall, yall, _, _ = simulate(Xreal, max(cfg.eval_sizes), rng, cfg, e=cfg.e_eval, coefs=coefs)
+    qh, qd, pl = [], [], []
+    for n in cfg.eval_sizes:
+        Xev, wev, yev = Xall[:n], wall[:n], yall[:n]
+        # outcome models on the evaluation set, cross-fitted, for Q̂-DR
+        mu0, mu1 = eval_outcome_models(Xev, wev, yev, 2, seed)
+        # plug-in τ-risk: a T-learner (boosting) fit on the whole evaluation set stands in for τ
+        tau_plugin = make_learner("t.gbm.cv", cfg.base).fit(Xev, wev, yev).effect(Xev)
+        taus = [m.effect(Xev) for m in models]
+        qh.append([q_hat(t, yev, wev, cfg.e_eval, "ht").value for t in taus])
+        qd.append([q_hat(t, yev, wev, cfg.e_eval, "dr", mu0=mu0, mu1=mu1).value for t in taus])
+        pl.append([np.mean((t - tau_plugin) ** 2) for t in taus])
+    return RankingRep(tuple(cfg.learners), tuple(cfg.eval_sizes), oracle,
+                      *(np.array(v) for v in (qh, qd, pl)))
