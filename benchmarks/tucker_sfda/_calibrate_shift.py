@@ -12,11 +12,16 @@ Round 1 (the spec's generator, τ = 0.12·s, 3 seeds) found no s: 0→4 stays be
 below 0.85 (s = 0.4: 0.923 / 0.855 / 0.525 / 0.896 for 0→2, 1→3, 0→4, 3→1; s = 0.55: 0.817 / 0.723 /
 0.265 / 0.774; s = 1.0: 0.361 / 0.469 / 0.103 / 0.426). Round 2 decoupled the tempo τ from the nuisance
 scale s (2 seeds; τ ∈ {0.03, 0.05} × s ∈ {1, 1.5, 2}): worse, 0→4 collapses to one predicted class
-(F1 ≤ 0.10) at every point: gain, offset and noise, not tempo, make the 4-step shift hard. Round 3 (this
-grid) goes back to the spec's family, τ = 0.12·s, around s ≈ 0.50 where round 1's 0→2 and 0→4 curves
-cross the two ends of the interval (linear interpolation), 3 seeds. If no point fits, the rule takes the
-one with the largest (least negative) margin, and the README names the scenario outside the interval.
-The printed table is also written to shift_calibration.txt beside this script (committed)."""
+(F1 ≤ 0.10) at every point: gain, offset and noise, not tempo, make the 4-step shift hard.
+Round 3 goes back to the spec's family, τ = 0.12·s: linear interpolation of round 1's means puts
+0→2's crossing of 0.85 at s = 0.503 and 0→4's crossing of 0.35 at s = 0.501, so this round measures
+that one point, s = 0.50 (τ = 0.06), on 3 seeds. The rule is unchanged: the point is taken if its
+four means lie in the interval; if not, the least violating of all measured points (round 1's best:
+s = 0.4, margin −0.073). Round 3 was started twice and stopped both times unfinished: on the shared
+machine (load ~20) its 9 source trainings would have ended after the full profile was due. The rule's
+fallback therefore set the committed constants (data.SHIFT = 0.4, data.TEMPO = 0.048): 0→2 (0.923) is
+easier than the interval; the README says so. The printed table is also written to
+shift_calibration.txt beside this script (committed)."""
 
 from __future__ import annotations
 
@@ -27,8 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-GRID = tuple((round(0.12 * s, 4), s) for s in (0.44, 0.47, 0.50, 0.53))  # (τ, s), the spec's τ = 0.12·s
+GRID = ((0.06, 0.50),)  # (τ, s), the spec's τ = 0.12·s
 SEEDS = (0, 1, 2)
+ROUND1_BEST = ((0.048, 0.4), -0.073)  # (τ, s) and margin of round 1's least violating point
 
 
 def source_only(task: tuple[tuple[float, float], int, int, tuple[int, ...]]) -> dict:
@@ -53,7 +59,7 @@ def source_only(task: tuple[tuple[float, float], int, int, tuple[int, ...]]) -> 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args()
     os.environ["ICLR25_NO_PROGRESS"] = "1"
     from iclr25.tucker_sfda.data import SCENARIOS_A
@@ -63,7 +69,7 @@ def main() -> None:
     tasks = [(s, seed, a, ts) for s in GRID for seed in SEEDS for a, ts in sources.items()]
     with ProcessPoolExecutor(args.workers) as pool:
         res = list(pool.map(source_only, tasks))
-    best, best_margin = None, -float("inf")
+    best, best_margin = ROUND1_BEST
     lines = [f"round 3: tau = 0.12 s, seeds {SEEDS}, 600 source series x 15 epochs, 200 target test series; "
              "mean source-only macro-F1 per scenario"]
     for s in GRID:

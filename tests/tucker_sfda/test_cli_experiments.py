@@ -131,14 +131,15 @@ def test_cli_core_tuning_needs_a_decomposed_checkpoint(files, checkpoints, capsy
 
 @pytest.mark.parametrize("blob, needle", [
     ("garbage", "cannot read"),
+    ("empty", "cannot read"),
     ({"weights": 1}, "not a tucker_sfda checkpoint"),
     ({"format": "iclr25.tucker_sfda/1", "config": {"C": 3}}, "damaged"),
 ])
 def test_cli_refuses_files_that_are_not_checkpoints(files, capsys, tmp_path, blob, needle):
     import torch
     p = tmp_path / "bad.pt"
-    if blob == "garbage":
-        p.write_bytes(b"\x00" * 64)
+    if blob in ("garbage", "empty"):
+        p.write_bytes(b"\x00" * 64 if blob == "garbage" else b"")
     else:
         torch.save(blob, p)
     code, _, err = _cli(capsys, "adapt", "--ckpt", str(p), "--target", str(files / "user.npz"))

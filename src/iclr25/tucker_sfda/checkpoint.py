@@ -45,7 +45,8 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for a file that is not a checkpoint
-        raise UserError(f"cannot read {path} as a checkpoint: {str(e).splitlines()[0][:120]}") from None
+        why = (str(e).splitlines() or [type(e).__name__])[0][:120]  # an empty file gives an empty message
+        raise UserError(f"cannot read {path} as a checkpoint: {why}") from None
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise UserError(f"{path} is not a tucker_sfda checkpoint (expected format {FORMAT})")
     try:

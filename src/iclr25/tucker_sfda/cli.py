@@ -27,6 +27,7 @@ CKPT = (".pt", ".pth")
 MAX_EPOCHS = 10_000
 MAX_WIDTH = 2048  # conv widths, kernel, stride: far above any sensor model, far below a memory bomb
 MAX_RF = 100_000
+MAX_SERIES_SIZE = 1_000_000  # C·T of one series in `bench`
 
 
 def _label_index(y, labels: list[int], what: str):
@@ -227,6 +228,9 @@ def bench(
         if is_decomposed(dense):
             raise UserError(f"{ckpt} is decomposed; bench compares against the dense source checkpoint")
     else:
+        if channels * length > MAX_SERIES_SIZE:  # the batch-64 latency input alone would not fit in memory
+            raise UserError(f"--channels × --length must be at most {MAX_SERIES_SIZE:,}, got "
+                            f"{channels * length:,}")
         dense = AdaTimeCNN(channels, length, classes)
     C, T = dense.config.C, dense.config.T
 

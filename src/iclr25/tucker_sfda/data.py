@@ -125,10 +125,12 @@ class SyntheticConfig:
     mixing_seed: int = 12
 
 
-# Set once, before any adaptation was run, from the source-only macro-F1 of the four scenarios
-# (benchmarks/tucker_sfda/_calibrate_shift.py); never retuned.
-SHIFT = 1.0
-TEMPO = 0.12
+# Set from the source-only macro-F1 of the four scenarios alone, by the rule fixed in
+# benchmarks/tucker_sfda/_calibrate_shift.py: no (τ, s) measured puts all four in [0.35, 0.85], so the
+# least violating measured point is taken (round 1, s = 0.4: 0→2 at 0.923 stays too easy). Adaptation
+# results never entered the choice.
+SHIFT = 0.4
+TEMPO = 0.048  # the spec's τ = 0.12·s
 SCENARIOS_A = ((0, 2), (1, 3), (0, 4), (3, 1))
 
 
