@@ -64,6 +64,12 @@ def test_cli_bad_input_is_one_line_exit_2(files, tmp_path):
         (("test", "--ref", ref, "--api", api, "--kernel", "rbf"), "unknown statistic 'rbf'"),
         (("test", "--ref", ref, "--api", api, "--pvalue", "exact"), "unknown --pvalue 'exact'"),
         (("test", "--ref", api, "--api", ref, "--pvalue", "null"), "api.jsonl: prompt 0: the pool has 12"),
+        (("test", "--ref", ref, "--api", api, "--alpha", "nan"), "--alpha must be a finite number in (0, 1]"),
+        (("test", "--ref", ref, "--api", api, "--b", "0"), "--b"),
+        (("test", "--ref", ref, "--api", api, "--L", "1000000000"), "--L"),
+        (("test", "--ref", ref, "--api", api, "--seed", "-1"), "--seed"),
+        (("test", "--ref", ref, "--api", api, "--denominator", "n2"), "unknown --denominator 'n2'"),
+        (("distance", ref, str(tmp_path / "missing.jsonl")), "missing.jsonl"),
     ]:
         out = run_subprocess(*args) if needle.startswith("bad.jsonl") else run(*args)
         assert out.returncode == 2, (args, out.stdout, out.stderr)
@@ -97,6 +103,12 @@ def test_cli_simulate_then_test_and_power_from_a_config(tmp_path):
                           "unknown --reference 'llama'")]:
         out = run(*args)
         assert out.returncode == 2 and needle in out.stderr, (args, out.stderr)
-    cfg.write_text("simz = 5\n")
-    out = run("power", "--profile", "smoke", "--config", str(cfg))
-    assert out.returncode == 2 and "unknown field 'simz'" in out.stderr
+    for text, needle in [("simz = 5\n", "unknown field 'simz'"), ('sims = "x"\n', "sims must be an integer"),
+                         ("L_sweep = [1, 2.5]\n", "L_sweep must be a list of integers"),
+                         ("m = 100000\n", "m must be in [1, 400]"), ("n_per_prompt = [2, 1]\n", "increasing"),
+                         ("pool = 20\nn_per_prompt = [1, 5]\n", "pool 20 < 10 x the largest N/m 5"),
+                         ("sims = [\n", "not a readable TOML file")]:
+        cfg.write_text(text)
+        out = run("power", "--profile", "smoke", "--config", str(cfg))
+        err = out.stderr.strip()
+        assert out.returncode == 2 and needle in err and len(err.splitlines()) == 1, (text, err)

@@ -85,3 +85,13 @@ def test_a_swapped_model_is_compared_in_the_reference_token_space(task):
     assert out.shape == (2, 6) and out.max() < ref.vocab_size
     text = ref.tokenizer.decode([t for t in out[0] if t != PAD])
     assert text  # re-encoded text of the swapped model
+
+
+def test_generation_is_reproducible_by_seed_whatever_the_batch(task):
+    ref = reference_model(TINY)
+    rows = [(j, r) for j in range(3) for r in range(2)]
+    a = sample_completions(ref, ref.tokenizer, list(task), rows, 6, seed=3, batch=6)
+    b = sample_completions(ref, ref.tokenizer, list(task), rows, 6, seed=3, batch=1)
+    c = sample_completions(ref, ref.tokenizer, list(task), rows, 6, seed=4, batch=6)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)

@@ -139,7 +139,7 @@ def simulate(
     ref = reference_model(models)
     api = endpoint_model(endpoint, ref, models)
     for fname, name, model, n in (("ref.jsonl", "ref", ref, n_ref), ("api.jsonl", endpoint, api, n_api)):
-        texts = model.generate([p for p in task for _ in range(n)], max_new_tokens=L,
+        texts = model.generate([p for p in task for _ in range(n)], max_new_tokens=L, batch=128,
                                seed=pool_seed(seed, name))
         with (out / fname).open("w", encoding="utf-8") as f:
             for i, text in enumerate(texts):
@@ -159,8 +159,10 @@ def power(
     denominator: Annotated[str, typer.Option(help="pairs (official) | paper (Eq. 4)")] = "pairs",
     seed: Seed = 0,
 ) -> None:
-    """Monte-Carlo power of a test against every distortion of the reference model, with each
-    distortion's per-token TV distance (pools are cached, so a second call only re-tests)."""
+    """Monte-Carlo power of a test against each distortion of the reference model, with its TV size.
+
+    Each row: a distortion's mean per-token TV distance to the reference, then its power at every N.
+    The "same" row is the false-positive rate. Pools are cached: a second call only re-tests."""
     from iclr25.core.runtime import RunContext
     from iclr25.model_equality.corpus import prompts
     from iclr25.model_equality.endpoints import REFERENCES
@@ -205,18 +207,22 @@ def _study_config(path: Path, base):
     values = {}
     for k, v in raw.items():
         default = known[k]
+        kind = type(default[0] if isinstance(default, tuple) else default)
+        want = {int: "integer", float: "number", str: "name"}[kind]
         if isinstance(default, tuple):
-            ok = isinstance(v, list) and v and all(isinstance(x, type(default[0])) and not isinstance(x, bool)
-                                                   for x in v)
-            v = tuple(v) if ok else v
-        else:
-            ok = isinstance(v, int | float) and not isinstance(v, bool) if isinstance(default, float) else \
-                isinstance(v, type(default)) and not isinstance(v, bool)
-        if not ok:
-            like = list(default) if isinstance(default, tuple) else default
-            raise UserError(f"{path}: {k} must be like {like!r}, got {str(v)[:40]!r}")
+            if not (isinstance(v, list) and v and all(_is(kind, x) for x in v)):
+                raise UserError(f"{path}: {k} must be a list of {want}s, got {str(v)[:40]!r}")
+            v = tuple(v)
+        elif not _is(kind, v):
+            raise UserError(f"{path}: {k} must be {'an' if want == 'integer' else 'a'} {want}, "
+                            f"got {str(v)[:40]!r}")
         values[k] = v
     try:
         return replace(base, **values)
     except ValueError as e:
         raise UserError(f"{path}: {e}") from None
+
+
+def _is(kind: type, x: object) -> bool:
+    """Is TOML value x of the field's kind (an int is a float; a bool is neither)?"""
+    return not isinstance(x, bool) and isinstance(x, int | float if kind is float else kind)
