@@ -1,7 +1,5 @@
 """`iclr25 topograph metric | train | bench` end to end through the top-level CLI."""
 
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -30,12 +28,30 @@ def masks(tmp_path):
     return tmp_path
 
 
-def test_metric_prints_diu_betti_and_writes_the_overlay(masks, capsys):
+def test_metric_prints_diu_betti_and_writes_the_overlay_to_out_only(masks, tmp_path, capsys):
     assert run_cli("metric", "--pred", str(masks / "pred.png"), "--gt", str(masks / "gt.png")) == 0
     out = capsys.readouterr().out
-    assert "DIU          1" in out and "Betti1 error 1" in out and "critical regions 1" in out
-    overlay = np.asarray(Image.open(masks / "pred_critical.png"))
+    assert "DIU          1 (boundary: pad)" in out and "Betti1 error 1" in out and "critical regions 1" in out
+    assert sorted(p.name for p in masks.iterdir()) == ["gt.png", "pred.png"]   # nothing beside the input
+    overlay_path = tmp_path / "figs" / "overlay.png"
+    assert run_cli("metric", "--pred", str(masks / "pred.png"), "--gt", str(masks / "gt.png"),
+                   "--out", str(overlay_path)) == 0
+    overlay = np.asarray(Image.open(overlay_path))
     assert (overlay[..., 0] == 255).any()
+
+
+def test_metric_boundary_convention(tmp_path, capsys):
+    gt = np.zeros((9, 9), np.uint8)
+    gt[:, 4] = 255                           # crosses the image
+    pred = gt.copy()
+    pred[4, 4] = 0
+    Image.fromarray(gt).save(tmp_path / "g.png")
+    Image.fromarray(pred).save(tmp_path / "p.png")
+    args = ("metric", "--pred", str(tmp_path / "p.png"), "--gt", str(tmp_path / "g.png"))
+    assert run_cli(*args, "--boundary", "none") == 0
+    assert "DIU          2 (boundary: none)" in capsys.readouterr().out
+    assert run_cli(*args, "--boundary", "torus") == 2
+    assert "--boundary must be pad or none" in capsys.readouterr().err
 
 
 def test_metric_accepts_npy_probabilities(masks, capsys):
@@ -67,19 +83,41 @@ def test_missing_file_exits_2(masks, capsys):
     assert "not found" in capsys.readouterr().err
 
 
-def test_train_and_bench_run_tiny(tmp_path, capsys):
-    env_cache = {"ICLR25_CACHE": str(tmp_path)}
-    r = subprocess.run([sys.executable, "-m", "iclr25.core.cli", "topograph", "train", "--data", "blobs",
-                        "--size", "16", "--warm-iters", "2", "--iters", "1", "--n-train", "8",
-                        "--n-test", "2"], capture_output=True, text=True, timeout=120,
-                       env={**__import__("os").environ, **env_cache})
-    assert r.returncode == 0, r.stderr
-    assert "diu" in r.stdout
+def test_train_and_bench_run_tiny(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ICLR25_CACHE", str(tmp_path))
+    assert run_cli("train", "--data", "blobs", "--size", "16", "--warm-iters", "2", "--iters", "1",
+                   "--n-train", "8", "--n-test", "2") == 0
+    assert "diu" in capsys.readouterr().out
     assert run_cli("bench", "--size", "16", "--batch", "1", "--repeats", "1") == 0
     out = capsys.readouterr().out
     assert "ratio_gudhi" in out and "ratio_cripser" in out
 
 
-def test_train_rejects_unknown_loss(capsys):
-    assert run_cli("train", "--loss", "focal") == 2
-    assert "unknown loss 'focal'" in capsys.readouterr().err
+def test_train_on_the_users_own_image_and_mask_folders(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ICLR25_CACHE", str(tmp_path / "cache"))
+    for d in ("img", "gt"):
+        (tmp_path / d).mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(5):
+        m = np.zeros((16, 16), np.uint8)
+        m[:, rng.integers(2, 14)] = 255
+        Image.fromarray(m).save(tmp_path / "gt" / f"s{i}.png")
+        img = (m // 3 + rng.integers(0, 50, m.shape)).astype(np.uint8)
+        Image.fromarray(img).save(tmp_path / "img" / f"s{i}.png")
+    assert run_cli("train", "--images", str(tmp_path / "img"), "--masks", str(tmp_path / "gt"),
+                   "--warm-iters", "2", "--iters", "1", "--boundary", "none",
+                   "--save", str(tmp_path / "w.pt")) == 0
+    out = capsys.readouterr().out
+    assert "diu" in out and "warm_steps" in out and (tmp_path / "w.pt").is_file()
+
+
+@pytest.mark.parametrize("args, msg", [
+    (("--loss", "focal"), "unknown loss 'focal'"),
+    (("--images", "."), "--images and --masks go together"),
+    (("--images", "nowhere", "--masks", "nowhere"), "not a folder"),
+    (("--n-train", "90000", "--size", "1024"), "exceed"),
+    (("--test-fraction", "1.5"), "--test-fraction"),
+])
+def test_train_rejects_bad_options_before_training(capsys, args, msg):
+    assert run_cli("train", *args) == 2
+    assert msg in capsys.readouterr().err

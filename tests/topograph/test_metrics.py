@@ -60,6 +60,46 @@ def test_diu_matches_the_thickening_reference_and_is_symmetric(g, seed):
         assert betti_errors(p, g) == (0, 0)   # strictly stronger than Betti numbers
 
 
+@settings(max_examples=60, deadline=None)
+@given(masks, st.integers(0, 2**31 - 1))
+def test_unpadded_diu_matches_the_unpadded_thickening_reference(g, seed):
+    p = g ^ (np.random.default_rng(seed).random(g.shape) < 0.25)
+    assert diu(p, g, boundary="none") == diu_reference(p, g, boundary="none")
+
+
+def _crossing_line(broken: bool) -> tuple[np.ndarray, np.ndarray]:
+    gt = np.zeros((7, 7), int)
+    gt[:, 3] = 1                                  # a road from the top edge to the bottom edge
+    pred = gt.copy()
+    if broken:
+        pred[3, 3] = 0
+    return pred, gt
+
+
+@pytest.mark.parametrize("boundary, parts", [
+    # padded: the outside joins the two background halves, so only the extra component counts
+    ("pad", {"ker_i0": 1, "coker_i0": 0, "ker_j0": 0, "coker_j0": 0}),
+    # unpadded: the two halves are apart in the union's background and merged through the break
+    ("none", {"ker_i0": 1, "coker_i0": 0, "ker_j0": 1, "coker_j0": 0}),
+])
+def test_a_break_in_a_border_to_border_line_under_both_conventions(boundary, parts):
+    pred, gt = _crossing_line(broken=True)
+    assert diu_parts(pred, gt, boundary) == parts
+    assert diu(pred, gt, boundary) == sum(parts.values())
+    assert diu(*_crossing_line(broken=False), boundary=boundary) == 0
+
+
+def test_conventions_agree_away_from_the_border():
+    gt = np.zeros((9, 9), int)
+    gt[2:7, 2:7] = 1
+    gt[4, 4] = 0                                  # a ring that touches no border
+    pred = gt.copy()
+    pred[2:4, 4] = 0                              # cut through: the hole opens to the outside
+    assert diu(pred, gt, "pad") == diu(pred, gt, "none") == 1
+    with pytest.raises(UserError, match="boundary must be 'pad' or 'none'"):
+        diu(pred, gt, boundary="sphere")
+
+
 def test_dice_and_cldice_are_one_for_perfect_masks():
     g = np.zeros((12, 12), bool)
     g[3:9, 5:7] = True

@@ -116,3 +116,62 @@ def make_dataset(family: str, n: int, seed: int, cfg: DataConfig = DataConfig()
         ys[i] = gt
         xs[i, 0] = degrade(gt, rng, cfg)
     return xs, ys
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+MAX_PAIRS = 20_000
+MAX_TOTAL_PIXELS = 50_000_000  # 200 MB of float32 images: beyond that a laptop run makes no sense
+
+
+def read_mask(path, name: str = "mask") -> np.ndarray:
+    """A binary mask image (values 0/1 or 0/255) as bool."""
+    from iclr25.core.io import read_image
+    a = read_image(path, name)
+    vals = set(np.unique(a).tolist())
+    if vals <= {0, 1}:
+        return a.astype(bool)
+    if vals <= {0, 255}:
+        return a == 255
+    raise UserError(f"{name} {path} must be binary (0/1 or 0/255), found {len(vals)} distinct values")
+
+
+def load_pairs(images, masks) -> tuple[np.ndarray, np.ndarray]:
+    """The user's own data: every image in folder `images` with the mask of the same file stem in folder
+    `masks`. Images are read as grayscale and standardised per image; all pairs must share one shape,
+    which is cropped (top-left) to a multiple of 4 for the U-Net.
+
+    Returns (images (n, 1, H, W) float32, masks (n, H, W) uint8)."""
+    from pathlib import Path
+
+    from iclr25.core.io import read_image
+    img_dir, mask_dir = Path(images), Path(masks)
+    for d, opt in ((img_dir, "--images"), (mask_dir, "--masks")):
+        if not d.is_dir():
+            raise UserError(f"{opt}: not a folder: {d}")
+    by_stem = {p.stem: p for p in sorted(mask_dir.iterdir()) if p.suffix.lower() in IMAGE_SUFFIXES}
+    pairs = [(p, by_stem[p.stem]) for p in sorted(img_dir.iterdir())
+             if p.suffix.lower() in IMAGE_SUFFIXES and p.stem in by_stem]
+    if not pairs:
+        raise UserError(f"no image in {img_dir} has a mask of the same name in {mask_dir} "
+                        f"(image files: {', '.join(IMAGE_SUFFIXES)})")
+    if len(pairs) > MAX_PAIRS:
+        raise UserError(f"{len(pairs)} image/mask pairs: more than {MAX_PAIRS:,}; use a subset")
+    xs, ys = [], []
+    for ip, mp in pairs:
+        x, y = read_image(ip, "image").astype(np.float32), read_mask(mp)
+        if x.shape != y.shape:
+            raise UserError(f"image {ip.name} is {x.shape[1]}x{x.shape[0]} but its mask is "
+                            f"{y.shape[1]}x{y.shape[0]}")
+        if xs and x.shape != xs[0].shape:
+            raise UserError(f"all images must have one size: {ip.name} is {x.shape[1]}x{x.shape[0]}, "
+                            f"{pairs[0][0].name} is {xs[0].shape[1]}x{xs[0].shape[0]}")
+        if x.size * (len(xs) + 1) > MAX_TOTAL_PIXELS:
+            raise UserError(f"{len(pairs)} pairs of {x.shape[1]}x{x.shape[0]} images exceed "
+                            f"{MAX_TOTAL_PIXELS:,} pixels in all; use fewer or smaller images")
+        xs.append((x - x.mean()) / (x.std() + 1e-6))
+        ys.append(y)
+    h, w = (s - s % 4 for s in xs[0].shape)
+    if min(h, w) < 16:
+        raise UserError(f"images must be at least 16x16 pixels, got {xs[0].shape[1]}x{xs[0].shape[0]}")
+    x = np.stack(xs)[:, None, :h, :w].astype(np.float32)
+    return x, np.stack(ys)[:, :h, :w].astype(np.uint8)

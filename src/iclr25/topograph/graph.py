@@ -26,13 +26,16 @@ TN, FP, FN, TP = 0, 1, 2, 3  # C = P + 2G (paper: combined 4-class image)
 CLASS_NAMES = ("TN", "FP", "FN", "TP")
 
 
-def refine(pred: np.ndarray, gt: np.ndarray) -> np.ndarray:
-    """Class codes on the refined cell grid of the 1-pixel background-padded image.
+def refine(pred: np.ndarray, gt: np.ndarray, pad: bool = True) -> np.ndarray:
+    """Class codes on the refined cell grid of the 1-pixel background-padded image (`pad=False`: of the
+    image itself, so background regions that touch the border are not joined through the outside).
 
-    >>> refine(np.array([[1]]), np.array([[0]])).shape
-    (5, 5)
+    >>> refine(np.array([[1]]), np.array([[0]])).shape, refine(np.array([[1]]), np.array([[0]]), False).shape
+    ((5, 5), (1, 1))
     """
-    c = np.pad(pred.astype(np.uint8) + 2 * gt.astype(np.uint8), 1)  # (H+2, W+2), outside = TN
+    c = pred.astype(np.uint8) + 2 * gt.astype(np.uint8)
+    if pad:
+        c = np.pad(c, 1)  # (H+2, W+2), outside = TN
     h, w = c.shape
     r = np.zeros((2 * h - 1, 2 * w - 1), dtype=np.uint8)
     r[0::2, 0::2] = c                                   # pixels

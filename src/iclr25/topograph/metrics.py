@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from iclr25.core.errors import UserError
 from iclr25.topograph.checks import as_binary_mask, check_pair
 from iclr25.topograph.graph import TN, TP, refine
 
@@ -49,21 +50,32 @@ def _ker_coker(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
     return na - hit, nb - hit
 
 
-def diu_parts(pred, gt) -> dict[str, int]:
+BOUNDARIES = ("pad", "none")
+
+
+def diu_parts(pred, gt, boundary: str = "pad") -> dict[str, int]:
     """The four terms of DIU: ker/coker of H0 for i: P&G -> P|G and for j: bg(P|G) -> bg(P&G).
 
     By Alexander duality the H1 terms of i equal the H0 terms of j on the complements (the paper's argument),
     so only component counts are needed.
+
+    `boundary="pad"` (default, the one our claims use) surrounds the image with background, so all
+    background touching the border is one region (the image lies in the plane, or on a sphere: the
+    setting of the duality argument). `boundary="none"` labels the image as it is (the official metric's
+    default): background regions cut apart by a structure that crosses the image stay apart, and a break
+    in such a structure counts twice (one extra component, plus two background regions merged).
     """
+    if boundary not in BOUNDARIES:
+        raise UserError(f"boundary must be 'pad' or 'none', got {boundary!r}")
     p, g = check_pair(pred, gt)
-    r = refine(p, g)
+    r = refine(p, g, pad=boundary == "pad")
     inter, union = r == TP, r != TN
     k0, c0 = _ker_coker(inter, union)          # i_0: H0(P & G) -> H0(P | G)
     k1, c1 = _ker_coker(~union, ~inter)        # j_0: H0(bg of union) -> H0(bg of intersection)
     return {"ker_i0": k0, "coker_i0": c0, "ker_j0": k1, "coker_j0": c1}
 
 
-def diu(pred, gt) -> int:
+def diu(pred, gt, boundary: str = "pad") -> int:
     """DIU error xi_err = dim ker i_* + dim coker i_* (the paper's strict metric xi_err).
 
     It is 0 iff the inclusion of the intersection into the union is a homotopy equivalence, which is
@@ -74,8 +86,15 @@ def diu(pred, gt) -> int:
     >>> pred = np.zeros((5, 9), int); pred[1:4, 5:8] = 1
     >>> betti_errors(pred, gt), diu(pred, gt)
     ((0, 0), 2)
+
+    A line crossing the image, broken once: the break is one error with the outside as background, two
+    without (`boundary="none"`, see diu_parts).
+
+    >>> gt = np.zeros((5, 5), int); gt[:, 2] = 1; pred = gt.copy(); pred[2, 2] = 0
+    >>> diu(pred, gt), diu(pred, gt, boundary="none")
+    (1, 2)
     """
-    return sum(diu_parts(pred, gt).values())
+    return sum(diu_parts(pred, gt, boundary).values())
 
 
 def dice(pred, gt) -> float:
@@ -118,8 +137,8 @@ def cldice(pred, gt) -> float:
     return 0.0 if tprec + tsens == 0 else float(2 * tprec * tsens / (tprec + tsens))
 
 
-def evaluate(pred, gt) -> dict[str, float]:
-    """All metrics for one image pair."""
+def evaluate(pred, gt, boundary: str = "pad") -> dict[str, float]:
+    """All metrics for one image pair (DIU with the given boundary convention)."""
     b0, b1 = betti_errors(pred, gt)
-    return {"diu": float(diu(pred, gt)), "betti0_err": float(b0), "betti1_err": float(b1),
+    return {"diu": float(diu(pred, gt, boundary)), "betti0_err": float(b0), "betti1_err": float(b1),
             "dice": dice(pred, gt), "cldice": cldice(pred, gt)}

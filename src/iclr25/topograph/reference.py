@@ -14,10 +14,12 @@ from iclr25.topograph.graph import FN, FP, TN, TP
 SCALE = 7
 
 
-def thickened(pred, gt, scale: int = SCALE) -> np.ndarray:
-    """Class codes (0..3) of the thickened, upsampled image (outside padded with one background pixel)."""
+def thickened(pred, gt, scale: int = SCALE, pad: bool = True) -> np.ndarray:
+    """Class codes (0..3) of the thickened, upsampled image (outside padded with one background pixel
+    unless `pad=False`)."""
     p, g = check_pair(pred, gt)
-    c = np.pad(p.astype(np.uint8) + 2 * g.astype(np.uint8), 1)
+    c = p.astype(np.uint8) + 2 * g.astype(np.uint8)
+    c = np.pad(c, 1) if pad else c
     out = np.zeros((c.shape[0] * scale, c.shape[1] * scale), dtype=np.uint8)
     for k, grow in ((FP, 1), (FN, 2), (TP, 3)):
         block = np.kron(c == k, np.ones((scale, scale), dtype=bool))
@@ -26,9 +28,9 @@ def thickened(pred, gt, scale: int = SCALE) -> np.ndarray:
     return out
 
 
-def diu_reference(pred, gt) -> int:
-    """DIU computed on the thickened image (must equal metrics.diu)."""
-    t = thickened(pred, gt)
+def diu_reference(pred, gt, boundary: str = "pad") -> int:
+    """DIU computed on the thickened image (must equal metrics.diu with the same boundary)."""
+    t = thickened(pred, gt, pad=boundary == "pad")
     inter, union = t == TP, t != TN
 
     def ker_coker(a, b):

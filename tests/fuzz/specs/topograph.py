@@ -6,9 +6,11 @@ from PIL import Image
 from ..spec import Spec
 
 SPECS = [
-    Spec("topograph metric", {"pred": "{pred_png}", "gt": "{gt_png}", "out": "{tmp}/overlay.png"}),
-    Spec("topograph train", {"data": "blobs", "size": "32", "warm_iters": "2", "iters": "2", "n_train": "4",
-                             "n_test": "2", "loss": "dice+topograph", "save": "{tmp}/w.pt"}),
+    Spec("topograph metric", {"pred": "{pred_png}", "gt": "{gt_png}", "out": "{tmp}/overlay.png",
+                              "boundary": "pad"}),
+    Spec("topograph train", {"images": "{img_dir}", "masks": "{mask_dir}", "size": "32", "warm_iters": "2",
+                             "iters": "2", "test_fraction": "0.2", "loss": "dice+topograph",
+                             "boundary": "none", "save": "{tmp}/w.pt"}),
     Spec("topograph bench", {"size": ["32"], "batch": "2", "repeats": "1"}),
 ]
 
@@ -20,4 +22,12 @@ def valid(d):
     pred = mask.copy()
     pred[15:17, 10:14] = 0  # a break: one extra component
     Image.fromarray(pred).save(d / "pred.png")
-    return {"gt_png": str(d / "gt.png"), "pred_png": str(d / "pred.png")}
+    for sub in ("img", "msk"):
+        (d / sub).mkdir()
+    for i in range(4):  # the user's own image/mask folders: 4 pairs of 16x16
+        m = np.zeros((16, 16), np.uint8)
+        m[:, 3 + 3 * i] = 255
+        Image.fromarray(m).save(d / "msk" / f"{i}.png")
+        Image.fromarray(m // 2 + 20).save(d / "img" / f"{i}.png")
+    return {"gt_png": str(d / "gt.png"), "pred_png": str(d / "pred.png"), "img_dir": str(d / "img"),
+            "mask_dir": str(d / "msk")}
