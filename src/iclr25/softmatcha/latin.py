@@ -626,7 +626,7 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
         "false_hits_at_0.75": fp_s,
         "lookalike_share_of_false_hits_at_0.75": look_s / fp_s if fp_s else 0.0,
         "lookalike_share_of_false_hits": look_c / fp_c if fp_c else 0.0,
-        "lemmas_where_a_lookalike_outranks_the_forms": res["lookalike_beats_forms"],
+        "lemmas_where_a_non_form_outranks_the_forms": res["lookalike_beats_forms"],
         "best_recall_ratio_any_alpha_at_precision_0.5": oracle_ratio,
         "best_alpha": oracle_alpha,
         "noise_examples_at_0.75": noise,
@@ -641,7 +641,7 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
                f"trained here; the paper used pre-trained fastText-la, a hub download); "
                + (f"best any alpha reaches at precision >= 0.5: {oracle_ratio:.2f}x. "
                   if oracle_ratio > 0 else "no alpha reaches precision 0.5. ")
-               + f"Look-alike noise: in "
+               + f"Noise: in "
                f"{res['lookalike_beats_forms']}/{len(scores)} lemmas a non-form outranks the median form; "
                f"at alpha 0.75 look-alikes are {measured['lookalike_share_of_false_hits_at_0.75']:.0%} of "
                f"false hits (e.g. {noise.split('; ')[0] or 'none'})")
