@@ -78,6 +78,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="L up to 4k only")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for bench_scaling.png")
     args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)  # before the measurements, so they are never lost
     lengths = [256, 1024, 4096] if args.quick else [256, 1024, 4096, 16384]
     res: dict[str, dict[int, dict | None]] = {b: {} for b in BLOCKS}
     for length in lengths:
