@@ -54,6 +54,17 @@ def test_w2_pseudo_learns_correlated_noise():
     assert tac(mu, cov, Y) < tac(mu, np.tile(np.eye(2), (800, 1, 1)), Y)
 
 
+@pytest.mark.parametrize("loss", ["w2_pseudo", "nll", "nll_diag"])
+def test_predicted_covariance_respects_the_eigenvalue_floor(small, loss):
+    X, Y = small
+    floor = 0.05
+    reg = HeteroscedasticRegressor(loss=loss, epochs=1, cov_floor=floor, standardize=False).fit(X, Y)
+    lam = np.linalg.eigvalsh(reg.predict(X)[1])
+    assert lam.min() >= floor * (1 - 1e-6)
+    with pytest.raises(UserError, match="cov_floor"):
+        HeteroscedasticRegressor(cov_floor=float("nan")).fit(X, Y)
+
+
 def test_predict_back_transforms_to_target_units(small):
     X, Y = small
     reg = HeteroscedasticRegressor(loss="nll", epochs=1).fit(X, Y * 100.0 + 7.0)
@@ -65,7 +76,8 @@ def test_predict_back_transforms_to_target_units(small):
 def test_score_and_history(small):
     X, Y = small
     reg = HeteroscedasticRegressor(epochs=2).fit(X, Y, eval_set=(X, Y))
-    assert len(reg.history_.val_mse) == 2 and reg.history_.pseudo_label_s > 0
+    assert len(reg.history_.val_mse) == len(reg.history_.val_tac) == 2 and reg.history_.pseudo_label_s > 0
+    assert reg.history_.val_tac[-1] == pytest.approx(reg.score(X, Y, "neg_tac") * -1)
     assert np.isfinite(reg.score(X, Y)) and reg.score(X, Y, "neg_tac") < 0
     with pytest.raises(UserError, match="metric"):
         reg.score(X, Y, "r2")

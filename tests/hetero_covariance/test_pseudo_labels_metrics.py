@@ -69,6 +69,24 @@ def test_duplicated_inputs_still_give_spd_labels():
         assert (np.linalg.eigvalsh(cov) > 0).all()
 
 
+def test_relative_jitter_bounds_the_condition_number_of_every_label():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 2))
+    # the third target (almost) copies the first: near-singular raw labels, as on UCI energy
+    y1 = rng.normal(size=300)
+    Y = np.column_stack([y1, X[:, 0] + rng.normal(size=300), y1 + 1e-7 * rng.normal(size=300)])
+    _, raw, _ = neighbourhood_pseudo_covariance(X, Y, k=20, jitter=0.0)
+    lam = np.linalg.eigvalsh(raw)
+    assert np.median(lam[:, -1] / lam[:, 0]) > 1e3
+    for jitter in (1e-2, 1e-1):
+        _, cov, root = neighbourhood_pseudo_covariance(X, Y, k=20, jitter=jitter)
+        lam = np.linalg.eigvalsh(cov)
+        assert (lam[:, -1] / lam[:, 0]).max() <= 1 + 3 / jitter + 1e-6
+        assert np.allclose(root @ root, cov)
+    with pytest.raises(UserError, match="jitter"):
+        neighbourhood_pseudo_covariance(X, Y, k=20, jitter=-1.0)
+
+
 def test_pseudo_labels_bad_input():
     X = np.zeros((5, 1))
     with pytest.raises(UserError, match="non|NaN"):

@@ -19,10 +19,20 @@ app = typer.Typer(help="Heteroscedastic covariance (ToSS): W₂ bound + neighbou
 
 
 def _split_names(raw: str | None, option: str) -> list[str]:
-    names = [c.strip() for c in (raw or "").split(",") if c.strip()]
+    names = [" ".join(c.split()) for c in (raw or "").split(",") if c.strip()]  # as read_csv cleans headers
     if raw is not None and not names:
         raise UserError(f"{option}: no column names in {raw!r}")
     return names
+
+
+def _separator(sep: str) -> str | None:
+    if sep == "auto":
+        return None
+    if sep in ("tab", "\\t"):
+        return "\t"
+    if len(sep) != 1 or sep in "\"\r\n":
+        raise UserError(f"--sep must be one character, 'tab' or 'auto', got {sep[:20]!r}")
+    return sep
 
 
 @app.command()
@@ -42,6 +52,8 @@ def fit(
                                                       "the training rows)")] = 0.2,
     predictions: Annotated[Path | None, typer.Option(help="write per-row mean and covariance to this CSV")]
     = None,
+    sep: Annotated[str, typer.Option(help="column separator: one character (e.g. ';' for the UCI wine "
+                                          "files), 'tab', or 'auto' to detect it")] = ",",
     dropna: Annotated[bool, typer.Option(help="drop rows with missing or non-finite values in the chosen "
                                                "columns (default: refuse them)")] = False,
     seed: Seed = 0,
@@ -64,12 +76,16 @@ def fit(
     finite(lr, "--lr", 0.0, 10.0, low_open=True)
     if predictions is not None:
         output_path(predictions, "--predictions")
-    df = read_csv(csv, "--csv")
+    df = read_csv(csv, "--csv", sep=_separator(sep))
     y_cols = _split_names(targets, "--targets")
     unknown = [c for c in y_cols if c not in df.columns]
     if unknown:
+        hint = ""
+        if len(df.columns) == 1:
+            found = [c for c in ";\t|" if c in str(df.columns[0])]
+            hint = f"; the file has one column: try --sep {found[0]!r}" if found else "; try --sep auto"
         raise UserError(f"--targets: column {unknown[0]!r} not in {csv.name} "
-                        f"(columns: {', '.join(map(str, df.columns))})")
+                        f"(columns: {', '.join(map(str, df.columns))[:300]}){hint}")
     if len(y_cols) < 2:
         raise UserError(f"--targets: a full covariance needs at least 2 target columns, got {len(y_cols)} "
                         f"({y_cols[0]!r})")
@@ -86,9 +102,10 @@ def fit(
     X, Y = df[x_cols].to_numpy(float), df[y_cols].to_numpy(float)
     bad_rows = ~(np.isfinite(X).all(1) & np.isfinite(Y).all(1))
     if bad_rows.any() and not dropna:
-        raise UserError(f"{int(bad_rows.sum())} rows of {csv.name} have missing or non-finite values in the "
-                        f"chosen columns (first: row {int(np.argmax(bad_rows)) + 2} of the file); clean them "
-                        f"or pass --dropna")
+        first = int(np.argmax(bad_rows)) + 2  # 1-based line of the file, after the header
+        raise UserError(f"{int(bad_rows.sum())} of {len(bad_rows)} rows of {csv.name} have missing or "
+                        f"non-finite values in the chosen columns (first: line {first} of the file); clean "
+                        f"them, or pass --dropna to fit on the other rows only")
     X, Y = X[~bad_rows], Y[~bad_rows]
     if len(Y) < 2:
         raise UserError(f"{csv.name}: fewer than 2 usable rows")

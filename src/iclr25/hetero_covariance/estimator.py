@@ -40,6 +40,7 @@ class FitHistory:
     loss: list[float] = field(default_factory=list)
     epoch_s: list[float] = field(default_factory=list)
     val_mse: list[float] = field(default_factory=list)
+    val_tac: list[float] = field(default_factory=list)  # with eval_set and >= 2 targets
     skipped_steps: int = 0
     pseudo_label_s: float = 0.0
 
@@ -68,7 +69,10 @@ class HeteroscedasticRegressor(BaseEstimator):
     """Predicts a mean and a full, input-dependent covariance of a multivariate target.
 
     Parameters are the paper's defaults for the multivariate experiments (AdamW, lr 3e-4, batch 32,
-    ReduceLROnPlateau(0.25, patience 10)); `epochs` is the main knob on CPU.
+    ReduceLROnPlateau(0.25, patience 10)); `epochs` is the main knob on CPU. Conditioning (ours, documented
+    in the README): `pl_jitter` is relative (each pseudo-label gets jitter × its mean variance on the
+    diagonal) and `cov_floor` bounds every predicted Σ̂'s eigenvalues from below, in units of each
+    standardised target's variance.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -80,8 +84,8 @@ class HeteroscedasticRegressor(BaseEstimator):
 
     def __init__(self, loss: str = "w2_pseudo", epochs: int = 100, lr: float = 3e-4, batch_size: int = 32,
                  weight_decay: float = 1e-2, blocks: int = 3, latent: int | None = None,
-                 k_neighbours: int = 50, pl_temperature: float | str = "median", pl_jitter: float = 1e-6,
-                 beta: float = 0.5, plateau_factor: float = 0.25,
+                 k_neighbours: int = 50, pl_temperature: float | str = "median", pl_jitter: float = 1e-2,
+                 cov_floor: float = 1e-2, beta: float = 0.5, plateau_factor: float = 0.25,
                  plateau_patience: int = 10, standardize: bool = True, random_state: int = 0) -> None:
         self.loss = loss
         self.epochs = epochs
@@ -93,6 +97,7 @@ class HeteroscedasticRegressor(BaseEstimator):
         self.k_neighbours = k_neighbours
         self.pl_temperature = pl_temperature
         self.pl_jitter = pl_jitter
+        self.cov_floor = cov_floor
         self.beta = beta
         self.plateau_factor = plateau_factor
         self.plateau_patience = plateau_patience
@@ -109,6 +114,10 @@ class HeteroscedasticRegressor(BaseEstimator):
                 raise UserError(f"{name} must be a positive integer, got {v!r}")
         if not (isinstance(self.lr, int | float) and self.lr > 0 and math.isfinite(self.lr)):
             raise UserError(f"lr must be a positive number, got {self.lr!r}")
+        for name in ("cov_floor", "pl_jitter"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and v >= 0 and math.isfinite(v)):
+                raise UserError(f"{name} must be a finite number >= 0, got {v!r}")
 
     def fit(self, X, Y, eval_set: tuple | None = None) -> HeteroscedasticRegressor:
         """Fit on X (n, d), Y (n, k). `eval_set=(X_val, Y_val)` records the validation MSE per epoch
@@ -146,7 +155,8 @@ class HeteroscedasticRegressor(BaseEstimator):
             labels = (torch.as_tensor(cov_t, dtype=torch.float32),
                       torch.as_tensor(root_t, dtype=torch.float32))
 
-        net = HeteroscedasticNet(X.shape[1], k, LOSSES[self.loss], NetConfig(self.blocks, self.latent))
+        net = HeteroscedasticNet(X.shape[1], k, LOSSES[self.loss], NetConfig(self.blocks, self.latent,
+                                                                          self.cov_floor))
         opt = torch.optim.AdamW(net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
         sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=self.plateau_factor,
                                                            patience=self.plateau_patience)
@@ -175,9 +185,17 @@ class HeteroscedasticRegressor(BaseEstimator):
             hist.epoch_s.append(time.perf_counter() - t0)
             hist.loss.append(epoch_loss)
             if eval_set is not None:
-                hist.val_mse.append(mse(self.predict(eval_set[0], return_cov=False), eval_set[1]))
+                self._record(hist, *eval_set)
         self.history_ = hist
         return self
+
+    def _record(self, hist: FitHistory, X: np.ndarray, Y: np.ndarray) -> None:
+        if Y.shape[1] < 2 or self.loss == "tic":  # TIC's covariance needs Hessians: MSE only per epoch
+            hist.val_mse.append(mse(self.predict(X, return_cov=False), Y))
+            return
+        mu, cov = self.predict(X)
+        hist.val_mse.append(mse(mu, Y))
+        hist.val_tac.append(tac(mu, cov, Y))
 
     def _loss(self, net: HeteroscedasticNet, x: torch.Tensor, y: torch.Tensor,
               labels: tuple[torch.Tensor, torch.Tensor] | None) -> torch.Tensor:

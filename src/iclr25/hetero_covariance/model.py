@@ -2,10 +2,14 @@
 head, and `HeteroscedasticNet` which pairs a mean network with a covariance network (any backbones).
 
 Covariance parameterisations (`cov_param`):
-- "cholesky": Σ = L Lᵀ + εI, L lower-triangular with positive diagonal (NLL, Faithful).
-- "sqrt":     S = L Lᵀ + εI is the symmetric root, Σ = S² (the W₂ bound needs Σ^½ with no eigh).
-- "diag":     Σ = diag(softplus(v) + ε) (diagonal NLL, β-NLL).
-- "tic":      Σ = ε₁ J Jᵀ + ε₂ ½[tr(H_i H_j)]_ij + L Lᵀ + εI with J, H of μ̂ w.r.t. x (TIC, see tic.py).
+- "cholesky": Σ = L Lᵀ + f·I, L lower-triangular with positive diagonal (NLL, Faithful).
+- "sqrt":     S = L Lᵀ + √f·I is the symmetric root, Σ = S² (the W₂ bound needs Σ^½ with no eigh).
+- "diag":     Σ = diag(softplus(v) + f) (diagonal NLL, β-NLL).
+- "tic":      Σ = ε₁ J Jᵀ + ε₂ ½[tr(H_i H_j)]_ij + L Lᵀ + f·I with J, H of μ̂ w.r.t. x (TIC, see tic.py).
+
+f is the eigenvalue floor `cov_floor` (default 0.01, in units of each standardised target's variance):
+λ_min(Σ̂) ≥ f for every parameterisation. Without it the W₂ bound, a Frobenius distance between square
+roots, leaves Σ̂'s smallest eigenvalues almost unconstrained; TAC inverts Σ̂ and grows with epochs.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ class NetConfig:
 
     blocks: int = 3
     latent: int | None = None  # None: min(k² + 2, 64)
-    eps: float = 1e-4  # added to Σ (or Σ^½) on the diagonal
+    cov_floor: float = 1e-2  # eigenvalue floor of Σ̂ (standardised units), the same for every parameterisation
 
     def latent_for(self, k: int) -> int:
         return self.latent or min(k * k + 2, 64)
@@ -74,11 +78,12 @@ class CovarianceHead(nn.Module):
     Cholesky-parameterised: a linear layer gives k(k+1)/2 numbers, assembled into L with a softplus
     diagonal. For "tic" it also returns 2 positive scales (ε₁, ε₂) used by tic.tic_covariance."""
 
-    def __init__(self, in_features: int, k: int, cov_param: str = "cholesky", eps: float = 1e-4) -> None:
+    def __init__(self, in_features: int, k: int, cov_param: str = "cholesky",
+                 cov_floor: float = 1e-2) -> None:
         super().__init__()
         if cov_param not in COV_PARAMS:
             raise ValueError(f"unknown cov_param {cov_param!r}; choose from {', '.join(COV_PARAMS)}")
-        self.k, self.cov_param, self.eps = k, cov_param, eps
+        self.k, self.cov_param, self.cov_floor = k, cov_param, cov_floor
         n_out = {"diag": k, "tic": k * (k + 1) // 2 + 2}.get(cov_param, k * (k + 1) // 2)
         self.linear = nn.Linear(in_features, n_out)
 
@@ -87,15 +92,18 @@ class CovarianceHead(nn.Module):
         k = self.k
         eye = torch.eye(k, dtype=v.dtype, device=v.device)
         if self.cov_param == "diag":
-            var = nn.functional.softplus(v) + self.eps
+            var = nn.functional.softplus(v) + self.cov_floor
             return torch.diag_embed(var), torch.diag_embed(var.sqrt()), None
         scales = None
         if self.cov_param == "tic":
             v, scales = v[..., :-2], nn.functional.softplus(v[..., -2:])
         L = tril_from_vector(v, k)
-        A = L @ L.transpose(-1, -2) + self.eps * eye  # (B, k, k)
+        A = L @ L.transpose(-1, -2)  # (B, k, k)
         if self.cov_param == "sqrt":
-            return A @ A, A, None  # Σ = S², S = Σ^½ exactly (S symmetric positive definite)
+            # Σ = S², S = Σ^½ exactly; S ⪰ √floor·I gives λ_min(Σ̂) ≥ floor
+            S = A + self.cov_floor ** 0.5 * eye
+            return S @ S, S, None
+        A = A + self.cov_floor * eye
         return A, None, scales
 
 
@@ -118,7 +126,7 @@ class HeteroscedasticNet(nn.Module):
         self.mean_backbone = mean_backbone or ResidualMLP(in_dim, width, config.blocks)
         self.cov_backbone = cov_backbone or ResidualMLP(in_dim, width, config.blocks)
         self.mean_head = MeanHead(_features(self.mean_backbone), k)
-        self.cov_head = CovarianceHead(_features(self.cov_backbone), k, cov_param, config.eps)
+        self.cov_head = CovarianceHead(_features(self.cov_backbone), k, cov_param, config.cov_floor)
 
     def mean(self, x: torch.Tensor) -> torch.Tensor:
         return self.mean_head(self.mean_backbone(x))

@@ -1,8 +1,14 @@
 """Algorithm 1: covariance pseudo-labels from input neighbourhoods, computed once before training.
 
 For each x_i: Mahalanobis distances d_ij = (x_i−x_j)ᵀ S_X⁻¹ (x_i−x_j) to its k nearest inputs,
-weights w_ij = softmax_j(−d_ij / T), ỹ_i = Σ_j w_ij y_j and Σ̃_i = Σ_j w_ij (y_j−ỹ_i)(y_j−ỹ_i)ᵀ + jitter·I.
-A wide spread of targets in a small input neighbourhood means a large covariance."""
+weights w_ij = softmax_j(−d_ij / T), ỹ_i = Σ_j w_ij y_j and Σ̃_i = Σ_j w_ij (y_j−ỹ_i)(y_j−ỹ_i)ᵀ + jitter·s_i·I.
+A wide spread of targets in a small input neighbourhood means a large covariance.
+
+The jitter is relative to the label's own scale, s_i = tr(Σ̃_i)/m (the mean variance of the neighbourhood,
+floored at 1e-6 × the median s_i so an all-equal neighbourhood still gets a positive label). An absolute
+jitter does nothing for real data: on UCI energy the median condition number of the raw labels is
+~1e6, because some targets barely vary within an input neighbourhood. With a relative jitter the
+condition number of every label is at most 1 + m/jitter."""
 
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ class PseudoLabelConfig:
     metric: str = "mahalanobis"  # or "euclidean"
     temperature: float | str = "median"
     include_self: bool = False
-    jitter: float = 1e-6
+    jitter: float = 1e-2  # relative: times tr(Σ̃_i)/m
     neighbours: str = "tree"  # "tree" (scikit-learn kNN search) or "brute" (O(n²d), chunked)
 
 
@@ -39,7 +45,7 @@ def _whiten(X: np.ndarray, metric: str) -> np.ndarray:
 
 def neighbourhood_pseudo_covariance(
     X: np.ndarray, Y: np.ndarray, k: int = 50, metric: str = "mahalanobis",
-    temperature: float | str = "median", include_self: bool = False, jitter: float = 1e-6,
+    temperature: float | str = "median", include_self: bool = False, jitter: float = 1e-2,
     neighbours: str = "tree",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns (ỹ (n,m), Σ̃ (n,m,m), Σ̃^½ (n,m,m)). X may be any embedding of the inputs.
@@ -66,6 +72,8 @@ def neighbourhood_pseudo_covariance(
         raise UserError(f"pseudo-labels need at least 2 samples, got {n}")
     if not (np.isfinite(X).all() and np.isfinite(Y).all()):
         raise UserError("X or Y contains NaN or infinite values")
+    if not (np.isfinite(jitter) and jitter >= 0):
+        raise UserError(f"jitter must be a finite number >= 0, got {jitter!r}")
     kk = min(int(k), n - (0 if include_self else 1))
     if kk < 1:
         raise UserError(f"neighbourhood size k must be >= 1, got {k}")
@@ -89,7 +97,10 @@ def neighbourhood_pseudo_covariance(
     Yn = Y[idx]  # (n, kk, m)
     y_tilde = np.einsum("nj,njm->nm", w, Yn)
     D = Yn - y_tilde[:, None, :]
-    cov = np.einsum("nj,nja,njb->nab", w, D, D) + jitter * np.eye(Y.shape[1])
+    cov = np.einsum("nj,nja,njb->nab", w, D, D)
+    scale = np.trace(cov, axis1=1, axis2=2) / Y.shape[1]  # (n,)
+    scale = np.maximum(scale, 1e-6 * max(float(np.median(scale)), 1e-300))
+    cov = cov + jitter * scale[:, None, None] * np.eye(Y.shape[1])
     lam, U = np.linalg.eigh(cov)
     root = np.einsum("nab,nb,ncb->nac", U, np.sqrt(np.maximum(lam, 0.0)), U)
     return y_tilde, cov, root

@@ -6,7 +6,7 @@ from ..spec import Spec
 
 SPECS = [
     Spec("hetero_covariance fit", {"csv": "{hetero_csv}", "targets": "y1,y2", "epochs": "2",
-                                   "neighbours": "5", "predictions": "{tmp}/pred.csv"}),
+                                   "neighbours": "5", "sep": ",", "predictions": "{tmp}/pred.csv"}),
 ]
 
 
