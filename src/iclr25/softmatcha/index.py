@@ -45,7 +45,8 @@ class SearchConfig:
     threshold: float = 0.8
     max_pattern_tokens: int = 64
     list_floor: float = 0.5  # neighbour lists are kept down to this score (lower alphas: computed per query)
-    list_cache: int = 4096  # pattern words whose neighbour lists an open index keeps (LRU)
+    list_cache: int = 4096  # pattern words whose neighbour lists an open index keeps (LRU); 0: none kept,
+    # each list computed down to the query's alpha only (a one-shot CLI call reuses nothing)
 
 
 Thresholds = float | Sequence[float]
@@ -149,14 +150,15 @@ class SoftSets:
                              "matching it literally")
         keys = list(zip(toks, alphas, rows, strict=True))
         n_types = self.type_vectors.shape[0]
-        lists = self._neighbour_lists({(row, min(a, self.config.list_floor)) for _, a, row in keys
-                                       if a < 1.0 and row != 0})
+        cfg = self.config
+        floor = (lambda a: min(a, cfg.list_floor)) if cfg.list_cache else (lambda a: a)  # noqa: E731
+        lists = self._neighbour_lists({(row, floor(a)) for _, a, row in keys if a < 1.0 and row != 0})
         out = []
         for (tok, a, row), tid in zip(keys, tids, strict=True):
             if a >= 1.0 or row == 0:
                 out.append(exact_slot(tok, a, n_types, tid, oov=row == 0))
             else:
-                out.append(slot_from_list(tok, a, *lists[row, min(a, self.config.list_floor)], n_types, tid))
+                out.append(slot_from_list(tok, a, *lists[row, floor(a)], n_types, tid))
         return out, warns
 
     @cached_property
@@ -187,7 +189,7 @@ class SoftSets:
                 got[row, floor] = neighbour_list(sc, self.type_vectors, vecs[row], floor)
             with lock:
                 for (row, floor) in todo:
-                    if floor == cfg.list_floor:
+                    if floor == cfg.list_floor and cfg.list_cache:
                         cache[row] = got[row, floor]
                 while len(cache) > cfg.list_cache:
                     cache.popitem(last=False)
