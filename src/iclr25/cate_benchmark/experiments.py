@@ -93,7 +93,7 @@ def _unbiased(ctx: RunContext) -> Finding:
 def _ranking(ctx: RunContext) -> Finding:
     sizes = ctx.pick(smoke=(500, 4000), quick=(1000, 4000), full=(1000, 4000, 16000, 64000))
     reps = ctx.pick(smoke=3, quick=8, full=64)
-    cfgs = {d: replace(c, n_train=ctx.pick(smoke=300, quick=1000, full=2000), eval_sizes=sizes,
+    cfgs = {d: replace(c, n_train=ctx.pick(smoke=300, quick=1000, full=1000), eval_sizes=sizes,
                        n_oracle=ctx.pick(smoke=4000, quick=16000, full=64000)) for d, c in DESIGNS.items()}
     X = load_rct("randhie").X
     seeds = child_seeds(ctx.seed + 7, reps)
