@@ -205,7 +205,7 @@ def _hamming_power_small_n(s: Study, extra: list[Study], figures: list[str]) -> 
     measured = {f"median_power_{t}": v for t, v in med.items()} | {
         "median_power_hamming_eq4_denominator": med_paper, "n_per_prompt": n,
         "paper_median_power_hamming": PAPER_MEDIAN_POWER_HAMMING}
-    measured |= {f"power_hamming_{d}": s.at("hamming", n)[d] for d in c.distortions}
+    measured |= {f"power_{t}_{d}": s.at(t, n)[d] for t in TESTS for d in c.distortions}
     measured |= {f"power_hamming_eq4_{d}": s.at("hamming", n, denominator="paper")[d] for d in c.distortions}
     for e in extra:  # the same study on another reference (TinyGPT in fp32)
         measured |= {f"{e.reference}_power_hamming_{d}": e.at("hamming", e.cfg.sweep_n)[d]
@@ -251,6 +251,8 @@ def _power_grows(s: Study) -> Finding:
     measured = {f"mean_power_hamming_n{n}": p for n, p in zip(ns, means, strict=True)}
     measured |= {f"power_hamming_{d}_n{n}": p for d, cv in curves.items()
                  for n, p in zip(ns, cv, strict=True)}
+    measured |= {f"power_hamming_eq4_{d}_n{n}": s.at("hamming", n, denominator="paper")[d]
+                 for d in c.distortions for n in ns}
     summary = "mean Hamming power over distortions by N/m: " + ", ".join(
         f"{n}: {p:.2f}" for n, p in zip(ns, means, strict=True))
     if len(ns) < 2:
