@@ -96,7 +96,7 @@ def train_cmd(
 def league_cmd(
     agents: Annotated[list[Path], typer.Argument(help="saved agents (.pt files written by `train --save`)",
                                                  show_default=False)],
-    batch: Annotated[int, count("episodes per pairing", 65_536)] = 1024,
+    batch: Annotated[int, count("episodes per pairing", 16_384)] = 1024,
     seed: Seed = 0,
 ) -> None:
     """Play every saved agent against every other one and against the fixed strategies (always-cooperate,
