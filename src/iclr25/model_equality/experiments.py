@@ -78,9 +78,10 @@ PROFILES: dict[str, tuple[tuple[str, ...], StudyConfig]] = {
     "smoke": (("tinygpt",), StudyConfig(m=3, L=8, L_sweep=(1, 4, 8), n_per_prompt=(1, 2), headline_n=2,
                                         pool=20, sims=10, fpr_sims=20, b=50, perm_sims=5, perm_b=20,
                                         audit_reps=2, gen_batch=64, models=_TINY)),
-    # quick: the real model on the first 20 completions per prompt of the full pools (shared cache)
+    # quick: the real model on the first 20 completions per prompt of the full pools (shared cache);
+    # 100 permutation-level sims, as with 50 an exact level-0.05 test leaves [0.01, 0.10] 12% of the time
     "quick": (("smollm2",), StudyConfig(n_per_prompt=(2,), pool=20, distortions=LOCAL, fpr_sims=200, b=500,
-                                        perm_sims=50, perm_b=100, audit_reps=5)),
+                                        perm_sims=100, perm_b=100, audit_reps=5)),
     # full: SmolLM2 (decides the claims), then the same study on a TinyGPT trained here in fp32
     "full": (("smollm2", "tinygpt"), StudyConfig()),
 }
