@@ -328,13 +328,14 @@ def _figure(s: Study, ctx: RunContext) -> list[str]:
               title=f"{s.reference}, L = {c.L} tokens")
     ax[2].set(xscale="log", xlabel="completion length L (tokens)", ylim=(-0.02, 1.02),
               title=f"N = {c.sweep_n}m")
+    ax[2].set_xticks(c.L_sweep, [str(L) for L in c.L_sweep])
+    ax[2].minorticks_off()
     n = c.n_per_prompt[-1]
-    ax[1].bar(c.distortions, [s.at("hamming", n)[d] for d in c.distortions])
-    for i, d in enumerate(c.distortions):
-        ax[1].text(i, 0.02, _tv_text(s, d).replace("other vocabulary", "swap"), rotation=90, ha="center",
-                   va="bottom", fontsize=7, color="white")
-    ax[1].set(ylabel="Hamming power", title=f"N = {n}m", ylim=(0, 1.02))
-    ax[1].tick_params(axis="x", rotation=60)
+    ax[1].bar(range(len(c.distortions)), [s.at("hamming", n)[d] for d in c.distortions])
+    tv = [_tv_text(s, d).replace("other vocabulary", "other vocab.") for d in c.distortions]
+    ax[1].set_xticks(range(len(c.distortions)), [f"{d}\n{t}" for d, t in zip(c.distortions, tv, strict=True)],
+                     fontsize=7, rotation=45, ha="right")
+    ax[1].set(ylabel="Hamming power", title=f"N = {n}m (per-token TV below each name)", ylim=(0, 1.02))
     for a in ax:
         a.axhline(c.alpha, color="grey", ls="--", lw=1)
     ax[0].legend()
