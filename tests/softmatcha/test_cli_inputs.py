@@ -92,6 +92,24 @@ def test_index_skips_hidden_and_binary_files_too(capsys, tree, tmp_path):
     assert [s["name"] for s in meta["sources"] if s["n_lines"]] == [str(tree / "a.txt")]
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A text, an index of it, a copy whose meta.json lost a key, and a regular file in the way."""
+    import shutil
+    d = tmp_path_factory.mktemp("errors")
+    (d / "t.txt").write_text(TEXT)
+    (d / "existing").write_text("keep me")
+    try:
+        main(["iclr25", "softmatcha", "index", str(d / "t.txt"), "-o", str(d / "i")])
+    except SystemExit as e:
+        assert not e.code
+    shutil.copytree(d / "i", d / "broken")
+    meta = json.loads((d / "broken" / "meta.json").read_text())
+    del meta["n_lines"]
+    (d / "broken" / "meta.json").write_text(json.dumps(meta))
+    return d
+
+
 @pytest.mark.parametrize("args, msg", [
     (["index", "{txt}", "-o", "{file}", "-f"], "exists and is not a folder"),
     (["index", "{txt}", "-o", "{file}/sub"], "not a writable folder"),
@@ -101,31 +119,27 @@ def test_index_skips_hidden_and_binary_files_too(capsys, tree, tmp_path):
     (["search", "{broken}", "king"], "meta.json lacks a valid 'n_lines'"),
     (["info", "{broken}"], "meta.json lacks a valid 'n_lines'"),
 ])
-def test_unexpected_errors_exit_two_with_one_line(capsys, tmp_path, args, msg):
-    (tmp_path / "t.txt").write_text(TEXT)
-    (tmp_path / "existing").write_text("keep me")
-    assert cli(capsys, "index", str(tmp_path / "t.txt"), "-o", str(tmp_path / "i"))[0] == 0
-    import shutil
-    shutil.copytree(tmp_path / "i", tmp_path / "broken")
-    meta = json.loads((tmp_path / "broken" / "meta.json").read_text())
-    del meta["n_lines"]
-    (tmp_path / "broken" / "meta.json").write_text(json.dumps(meta))
-    args = [a.format(txt=tmp_path / "t.txt", file=tmp_path / "existing", idx=tmp_path / "i",
-                     broken=tmp_path / "broken") for a in args]
+def test_unexpected_errors_exit_two_with_one_line(capsys, built, args, msg):
+    d = built
+    args = [a.format(txt=d / "t.txt", file=d / "existing", idx=d / "i", broken=d / "broken") for a in args]
     code, _, err = cli(capsys, *args)
     assert code == 2 and err.count("\n") == 1 and msg in err, err
-    assert (tmp_path / "existing").read_text() == "keep me"
+    assert (d / "existing").read_text() == "keep me"
 
 
 KWIC_LINES = ["zeta the king said", "alpha the king, zulu", "the king. Beta", "the king (alpha) went",
               "the king", "mid the king -- gamma"]
 
 
-@pytest.fixture
-def kwic_index(capsys, tmp_path):
-    (tmp_path / "k.txt").write_text("\n".join(KWIC_LINES) + "\n")
-    assert cli(capsys, "index", str(tmp_path / "k.txt"), "-o", str(tmp_path / "k"))[0] == 0
-    return str(tmp_path / "k")
+@pytest.fixture(scope="module")
+def kwic_index(tmp_path_factory):
+    d = tmp_path_factory.mktemp("kwic")
+    (d / "k.txt").write_text("\n".join(KWIC_LINES) + "\n")
+    try:
+        main(["iclr25", "softmatcha", "index", str(d / "k.txt"), "-o", str(d / "k")])
+    except SystemExit as e:
+        assert not e.code
+    return str(d / "k")
 
 
 def test_kwic_sorts_the_whole_concordance_then_cuts(capsys, kwic_index):
