@@ -118,3 +118,11 @@ def test_web_app_refuses_a_same_size_corrupted_index(tiny_index, tmp_path):
     assert r.status_code == 409
     assert "checksum mismatch in postings.bin" in r.json()["detail"]
     assert str(root) not in r.text  # no server path in the message
+
+
+def test_sharded_index_verifies_every_shard(tiny_lines, tiny_emb, tmp_path):
+    from iclr25.softmatcha import ShardedIndex
+    sh = ShardedIndex.build(tmp_path / "sh", lines=tiny_lines * 3, n_shards=2, embeddings=tiny_emb)
+    _flip(sh.path / "shard-001" / "postings.bin")
+    with pytest.raises(UserError, match=r"shard-001: checksum mismatch in postings.bin \(CRC-32\)"):
+        ShardedIndex.load(sh.path, embeddings=tiny_emb)
