@@ -82,3 +82,30 @@ def test_budget_must_divide_n_and_model_must_exist(model, tmp_path, capsys):
     np.savez(tmp_path / "w.npz", observations=np.zeros((2, 3, 4)), actions=np.zeros((2, 3, 2)))
     assert "expects (2, 2)" in _error(capsys, "infer", "--model", str(model), "--demos",
                                       str(tmp_path / "w.npz"))
+
+
+def test_hostile_values_and_files_exit_2(model, demos_npz, tmp_path, capsys):
+    """Sizes beyond their caps, non-finite λ_C, wrong output suffixes, damaged models and demo files that
+    are complex, pickled or not archives: one line, exit 2."""
+    base = ["train", "--demos", str(demos_npz), "--out", str(tmp_path / "m.pt")]
+    assert "--iterations" in _error(capsys, *base, "--iterations", "1000000000")
+    assert "--envs" in _error(capsys, *base, "--envs", "1")
+    assert "--lambda-c must be a finite number" in _error(capsys, *base, "--lambda-c", "nan")
+    assert ".pt" in _error(capsys, "train", "--demos", str(demos_npz), "--out", str(tmp_path / "m.txt"))
+    assert "unknown env 'moon'" in _error(capsys, "discover", "--model", str(model), "--targets", "0.2",
+                                          "--env", "moon")
+    (tmp_path / "empty.pt").write_bytes(b"")
+    assert "cannot read model" in _error(capsys, "discover", "--model", str(tmp_path / "empty.pt"),
+                                         "--targets", "0.2")
+    import torch
+    torch.save({"config": {"method": "gsd"}}, tmp_path / "half.pt")
+    assert "cannot read model" in _error(capsys, "infer", "--model", str(tmp_path / "half.pt"), "--demos",
+                                         str(demos_npz))
+    np.savez(tmp_path / "cx.npz", observations=np.ones((2, 3, 2)) * 1j, actions=np.zeros((2, 3, 2)))
+    assert "must be real numbers" in _error(capsys, "infer", "--model", str(model), "--demos",
+                                            str(tmp_path / "cx.npz"))
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    (tmp_path / "obj.npz").write_bytes((tmp_path / "obj.npy").read_bytes())
+    assert "obj.npz" in _error(capsys, "infer", "--model", str(model), "--demos", str(tmp_path / "obj.npz"))
+    (tmp_path / "bad.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 40)
+    assert "cannot read" in _error(capsys, "train", "--demos", str(tmp_path / "bad.h5"))

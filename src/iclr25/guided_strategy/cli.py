@@ -14,11 +14,17 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_path
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="Guided Strategy Discovery (GSD): diverse, performant behaviours from heterogeneous "
                        "demonstrations.", no_args_is_help=True, add_completion=False)
 
 ENV_HELP = "simulator: pendulum (InvertedPendulum port, T=200) | point-lane (T=25)"
+MAX_ITERATIONS = 100_000
+MAX_ENVS = 4096
+MAX_CODES = 100_000
+MAX_LEVEL = 2**31 - 1
 
 
 def _ints(raw: str, option: str) -> list[int]:
@@ -28,6 +34,9 @@ def _ints(raw: str, option: str) -> list[int]:
         raise UserError(f"{option}: expected comma-separated integers, got {raw!r}") from None
     if not vals:
         raise UserError(f"{option}: no values in {raw!r}")
+    big = [v for v in vals if abs(v) > MAX_LEVEL]
+    if big:
+        raise UserError(f"{option}: {big[0]} is out of range (|value| <= {MAX_LEVEL})")
     return vals
 
 
@@ -42,11 +51,9 @@ def _floats(raw: str, option: str) -> list[float]:
     return vals
 
 
-def _check_out(path: Path) -> None:
-    if path.exists() and path.is_dir():
-        raise UserError(f"--out {path} is a folder; give a file name")
-    if not path.parent.exists():
-        raise UserError(f"--out: folder {path.parent} does not exist")
+def _env(name: str):  # noqa: ANN202 - a VecEnv
+    from iclr25.guided_strategy.envs import make_env
+    return make_env(name)
 
 
 def _factor(env_name: str):  # noqa: ANN202 - a factor function
@@ -66,12 +73,12 @@ def train(
     test_levels: Annotated[str | None, typer.Option(help="held-out levels: after training, report how well "
                                                          "1500 sampled behaviours recover them (VL10, VL50)")]
     = None,
-    iterations: Annotated[int, typer.Option(help="training iterations (one episode per env copy)")] = 100,
-    envs: Annotated[int, typer.Option(help="parallel env copies per iteration")] = 64,
-    lambda_c: Annotated[float | None, typer.Option(help="λ_C (default: 5 for gsd, 1 for infogail_m_sn)")]
-    = None,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
-    out: Annotated[Path, typer.Option(help="where to write the trained model")] = Path("gsd_model.pt"),
+    iterations: Annotated[int, count("training iterations (one episode per env copy)", MAX_ITERATIONS)] = 100,
+    envs: Annotated[int, count("parallel env copies per iteration", MAX_ENVS, low=2)] = 64,
+    lambda_c: Annotated[float | None, typer.Option(help="λ_C in (0, 1e6] (default: 5 for gsd, 1 for "
+                                                        "infogail_m_sn)")] = None,
+    seed: Seed = 0,
+    out: Annotated[Path, typer.Option(help="where to write the trained model (.pt)")] = Path("gsd_model.pt"),
 ) -> None:
     """Train a latent-conditioned policy on DEMOS in the simulator ENV; writes the model to OUT."""
     import numpy as np
@@ -79,18 +86,14 @@ def train(
     from iclr25.core.runtime import pin_threads
     from iclr25.guided_strategy.demos import check_splits, load_demos
     from iclr25.guided_strategy.discovery import discover
-    from iclr25.guided_strategy.envs import make_env
     from iclr25.guided_strategy.gsd import GSD, METHODS
 
     pin_threads()
     if method not in METHODS:
         raise UserError(f"--method: unknown method {method!r}; choose from {', '.join(METHODS)}")
-    if iterations < 1:
-        raise UserError(f"--iterations must be >= 1, got {iterations}")
-    if envs < 2:
-        raise UserError(f"--envs must be >= 2, got {envs}")
-    _check_out(out)
-    sim = make_env(env)
+    finite(lambda_c, "--lambda-c", 0.0, 1e6, low_open=True)
+    output_path(out, "--out model", (".pt",))
+    sim = _env(env)
     data = load_demos(demos)
     if data.obs_dim != sim.obs_dim:
         raise UserError(f"{demos.name}: observations have {data.obs_dim} dims, env {env!r} has {sim.obs_dim}")
@@ -130,8 +133,8 @@ def discover_cmd(
     model: Annotated[Path, typer.Option(help="a model written by `train`")] = Path("gsd_model.pt"),
     env: Annotated[str | None, typer.Option(help=ENV_HELP + " (default: the model's)")] = None,
     budget: Annotated[str, typer.Option(help="comma-separated budgets K; each must divide --n")] = "10,50",
-    n: Annotated[int, typer.Option(help="codes sampled from the prior, one episode each")] = 1500,
-    seed: Annotated[int, typer.Option(help="random seed of the codes")] = 0,
+    n: Annotated[int, count("codes sampled from the prior, one episode each", MAX_CODES)] = 1500,
+    seed: Seed = 0,
     csv: Annotated[Path | None, typer.Option(help="write every code, factor and return to this CSV")] = None,
 ) -> None:
     """Sample codes, roll each out once, and report VL_K (mean over chunks of K behaviours of the error of
@@ -140,24 +143,23 @@ def discover_cmd(
 
     from iclr25.core.runtime import pin_threads
     from iclr25.guided_strategy.discovery import discover
-    from iclr25.guided_strategy.envs import make_env
     from iclr25.guided_strategy.gsd import GSD
 
     pin_threads()
     ks = _ints(budget, "--budget")
     tg = _floats(targets, "--targets")
-    if n < 1:
-        raise UserError(f"--n must be >= 1, got {n}")
     for k in ks:
         if k < 1 or n % k:
             raise UserError(f"--budget {k} must divide --n {n} (n mod K = {n % k if k > 0 else '-'})")
     if csv is not None:
-        _check_out(csv)
+        output_path(csv, "--csv", (".csv",))
+    if env is not None:
+        _env(env)  # an unknown name fails before the model is read
     m = GSD.load(model)
     env_name = env or m.env_name_
     if env_name is None:
         raise UserError("--env: the model does not name its simulator; pass --env pendulum|point-lane")
-    sim = make_env(env_name)
+    sim = _env(env_name)
     if sim.obs_dim != m.obs_dim or sim.act_dim != m.act_dim:
         raise UserError(f"env {env_name!r} does not match the model's (obs, act) dims "
                         f"({m.obs_dim}, {m.act_dim})")
@@ -187,7 +189,7 @@ def infer(
     from iclr25.guided_strategy.gsd import GSD
 
     if out is not None:
-        _check_out(out)
+        output_path(out, "--out", (".csv",))
     m = GSD.load(model)
     data = load_demos(demos)
     codes = m.infer_latent(data.observations, data.actions)

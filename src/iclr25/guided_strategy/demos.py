@@ -97,6 +97,18 @@ def check_splits(train_levels: Sequence[int], test_levels: Sequence[int]) -> Non
         raise UserError(f"level {overlap[0]} is both a train and a test level")
 
 
+def _first_line(e: BaseException) -> str:
+    return (" ".join(str(e).split()) or type(e).__name__)[:160]
+
+
+def _real(a, name: str, path: Path) -> np.ndarray:  # noqa: ANN001 - an h5py dataset or an ndarray
+    """`a` as a float64 array, refusing complex, text and object data by name."""
+    a = np.asarray(a)
+    if a.dtype == bool or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        raise UserError(f"{path.name}: {name} must be real numbers, got dtype {a.dtype}")
+    return a.astype(np.float64)
+
+
 def load_h5(path: str | Path) -> Demos:
     """The authors' demonstration file (e.g. InvertedPendulumDetCustom_v2.h5): flat arrays split into
     trajectories by `expert_ids`; `expert_codes` (one per trajectory) become the levels."""
@@ -105,18 +117,23 @@ def load_h5(path: str | Path) -> Demos:
     if not path.is_file():
         raise UserError(f"demos file not found: {path}")
     try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise UserError(f"cannot read {path} as HDF5: {str(e).splitlines()[0]}") from None
-    with f:
-        missing = [k for k in H5_KEYS if k not in f]
-        if missing:
-            raise UserError(f"{path.name}: missing HDF5 key {missing[0]!r} (need {', '.join(H5_KEYS)})")
-        states, actions, ids = (np.asarray(f[k], np.float64) for k in H5_KEYS)
-        rewards = np.asarray(f["expert_rewards"], np.float64) if "expert_rewards" in f else None
-        codes = np.asarray(f["expert_codes"]).reshape(-1) if "expert_codes" in f else None
+        with h5py.File(path, "r") as f:
+            missing = [k for k in H5_KEYS if k not in f]
+            if missing:
+                raise UserError(f"{path.name}: missing HDF5 key {missing[0]!r} (need {', '.join(H5_KEYS)})")
+            states, actions, ids = (_real(f[k], k, path) for k in H5_KEYS)
+            rewards = _real(f["expert_rewards"], "expert_rewards", path) if "expert_rewards" in f else None
+            codes = (_real(f["expert_codes"], "expert_codes", path).reshape(-1) if "expert_codes" in f
+                     else None)
+    except UserError:
+        raise
+    except Exception as e:  # noqa: BLE001 - h5py raises OSError, KeyError, TypeError, ... for damaged files
+        raise UserError(f"cannot read {path} as HDF5: {_first_line(e)}") from None
     if actions.ndim == 1:
         actions = actions[:, None]
+    if states.ndim != 2 or actions.ndim != 2 or ids.ndim != 1:
+        raise UserError(f"{path.name}: expert_states and expert_actions must be (rows, dim) and expert_ids "
+                        f"(rows,), got {states.shape}, {actions.shape}, {ids.shape}")
     n_rows = len(states)
     if len(actions) != n_rows or len(ids) != n_rows or (rewards is not None and len(rewards) != n_rows):
         raise UserError(f"{path.name}: expert_states has {n_rows} rows but expert_actions/ids/rewards have "
@@ -134,6 +151,8 @@ def load_h5(path: str | Path) -> Demos:
         if len(codes) != len(rows):
             raise UserError(f"{path.name}: expert_codes has {len(codes)} entries for {len(rows)} "
                             f"trajectories")
+        if not np.all(np.isfinite(codes)) or np.abs(codes).max(initial=0) > 2**31 - 1:
+            raise UserError(f"{path.name}: expert_codes must be finite levels (|code| < 2^31)")
         levels = codes.astype(np.int64)
     return Demos(obs, act, rew, levels)
 
@@ -145,20 +164,23 @@ def load_npz(path: str | Path) -> Demos:
         raise UserError(f"demos file not found: {path}")
     try:
         data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise UserError(f"cannot read {path} as npz: {str(e).splitlines()[0]}") from None
-    with data:
-        missing = [k for k in ("observations", "actions") if k not in data.files]
-        if missing:
-            raise UserError(f"{path.name}: missing array {missing[0]!r} (need observations, actions)")
-        arrays = {k: np.asarray(data[k]) for k in data.files}
-    for k in ("observations", "actions", "rewards"):
-        if k in arrays and not np.issubdtype(arrays[k].dtype, np.number):
-            raise UserError(f"{path.name}: {k} is not numeric ({arrays[k].dtype})")
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise UserError(f"{path.name}: not an .npz archive (need arrays observations, actions)")
+        with data:
+            missing = [k for k in ("observations", "actions") if k not in data.files]
+            if missing:
+                raise UserError(f"{path.name}: missing array {missing[0]!r} (need observations, actions)")
+            arrays = {k: _real(data[k], k, path) for k in ("observations", "actions", "rewards", "levels")
+                      if k in data.files}
+    except UserError:
+        raise
+    except Exception as e:  # noqa: BLE001 - numpy raises ValueError, EOFError, OSError, zip errors, ...
+        raise UserError(f"cannot read {path} as npz: {_first_line(e)}") from None
     levels = arrays.get("levels")
     if levels is not None:
-        if not np.issubdtype(levels.dtype, np.number) or not np.all(np.mod(levels, 1) == 0):
-            raise UserError(f"{path.name}: levels must be integers")
+        if not np.all(np.isfinite(levels)) or not np.all(np.mod(levels, 1) == 0) or np.abs(levels).max(
+                initial=0) > 2**31 - 1:
+            raise UserError(f"{path.name}: levels must be integers (|level| < 2^31)")
         levels = levels.astype(np.int64)
     return Demos(arrays["observations"].astype(np.float64), arrays["actions"].astype(np.float64),
                  None if "rewards" not in arrays else arrays["rewards"].astype(np.float64), levels)

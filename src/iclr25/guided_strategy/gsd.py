@@ -444,15 +444,17 @@ class GSD:
         try:
             state = torch.load(path, map_location="cpu", weights_only=True)
             cfg = GSDConfig(**{**state["config"], "hidden": tuple(state["config"]["hidden"])})
-        except Exception as e:  # noqa: BLE001 - any unreadable file is the user's to fix
-            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+            model = cls(state["obs_dim"], state["act_dim"], cfg.method, cfg.latent_dim, cfg.lambda_c,
+                        config=cfg, seed=state["seed"])
+            for name in ("policy", "value", "disc", "decoder"):
+                getattr(model, name).load_state_dict(state[name])
+            model.log_lambda.data.copy_(state["log_lambda"])
+            model.norm_ = Normalizer(**state["norm"], obs_clip=cfg.obs_clip)
+            model.history_ = History(**state["history"])
+            model.env_name_ = state.get("env")
+        except UserError as e:
+            raise UserError(f"model {path}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - any unreadable or damaged file is the user's to fix
+            why = (str(e).splitlines() or [type(e).__name__])[0][:160]
             raise UserError(f"cannot read model {path}: {why}") from None
-        model = cls(state["obs_dim"], state["act_dim"], cfg.method, cfg.latent_dim, cfg.lambda_c, config=cfg,
-                    seed=state["seed"])
-        for name in ("policy", "value", "disc", "decoder"):
-            getattr(model, name).load_state_dict(state[name])
-        model.log_lambda.data.copy_(state["log_lambda"])
-        model.norm_ = Normalizer(**state["norm"], obs_clip=cfg.obs_clip)
-        model.history_ = History(**state["history"])
-        model.env_name_ = state.get("env")
         return model
