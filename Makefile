@@ -41,8 +41,10 @@ demo: setup
 	$(BIN)/iclr25 report --out reports --docs; exit $$rc
 	@echo "report: reports/index.html (open it in a browser) and reports/REPORT.md; 'make serve' serves it"
 
+# Tests on TEST_WORKERS processes (one thread each), whole files per worker so module fixtures build once.
+TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Every paper's full profile (up to ~30 min each, papers side by side), recorded under docs/full/ for commit.
 full: setup
