@@ -127,6 +127,8 @@ def test_load_pairs_matches_names_crops_to_multiples_of_4_and_splits(tmp_path):
     (lambda img, gt: Image.fromarray(np.full((18, 21), 7, np.uint8)).save(gt / "0.png"), "must be binary"),
     (lambda img, gt: [Image.fromarray(np.zeros((20, 20), np.uint8)).save(d / "0.png") for d in (img, gt)],
      "one size"),
+    (lambda img, gt: [Image.fromarray(np.zeros((600, 20), np.uint8)).save(d / "0.png") for d in (img, gt)],
+     "up to 512x512"),
 ])
 def test_load_pairs_bad_folders(tmp_path, break_it, msg):
     img, gt = _write_pairs(tmp_path)

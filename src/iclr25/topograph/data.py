@@ -121,6 +121,7 @@ def make_dataset(family: str, n: int, seed: int, cfg: DataConfig = DataConfig()
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 MAX_PAIRS = 20_000
 MAX_TOTAL_PIXELS = 50_000_000  # 200 MB of float32 images: beyond that a laptop run makes no sense
+MAX_SIDE = 512                  # a batch of 16 larger images would need more memory than a laptop has
 
 
 def read_mask(path, name: str = "mask") -> np.ndarray:
@@ -165,6 +166,9 @@ def load_pairs(images, masks) -> tuple[np.ndarray, np.ndarray]:
         if xs and x.shape != xs[0].shape:
             raise UserError(f"all images must have one size: {ip.name} is {x.shape[1]}x{x.shape[0]}, "
                             f"{pairs[0][0].name} is {xs[0].shape[1]}x{xs[0].shape[0]}")
+        if max(x.shape) > MAX_SIDE:
+            raise UserError(f"image {ip.name} is {x.shape[1]}x{x.shape[0]}: the CPU U-Net trains on images "
+                            f"up to {MAX_SIDE}x{MAX_SIDE}; crop or downscale them (tiles work well)")
         if x.size * (len(xs) + 1) > MAX_TOTAL_PIXELS:
             raise UserError(f"{len(pairs)} pairs of {x.shape[1]}x{x.shape[0]} images exceed "
                             f"{MAX_TOTAL_PIXELS:,} pixels in all; use fewer or smaller images")
