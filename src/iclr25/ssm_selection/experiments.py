@@ -238,7 +238,6 @@ def _ar_finding(rows: list[dict], sizes: dict) -> Finding:
     for m in acc:
         measured.update(_ci(rows, "accuracy", f"acc_{m}", model=m))
         measured[f"params_{m}"] = int(_mean(rows, "params", model=m))
-        measured[f"cpu_s_{m}"] = _mean(rows, "cpu_s", model=m)
     verdict = decide_associative_recall(acc[SSMFNN], acc[SINGLE], acc[TRANSFORMER])
     return Finding("associative_recall", verdict, measured,
                    f"test accuracy at N = {sizes['ar_pairs']} ({sizes['seeds']} seeds): 3×[SSM+FNN] "
@@ -274,8 +273,7 @@ def _dna_finding(ctx: RunContext, rows: list[dict]) -> Finding:
         **_ci(motif, "accuracy", "motif_test_acc"), **_ci(motif, "motif_share", "motif_saliency_share"),
         "motif_uniform_share": _mean(motif, "motif_uniform_share"),
         **_ci(motif, "argmax_std", "motif_argmax_std"),
-        "motif_argmax_in_motif": _mean(motif, "argmax_in_motif"), "seeds": len(splice),
-        "cpu_s_splice": _mean(splice, "cpu_s"), "cpu_s_motif": _mean(motif, "cpu_s")}
+        "motif_argmax_in_motif": _mean(motif, "argmax_in_motif"), "seeds": len(splice)}
     verdict = decide_sparse_importance(acc, share, m_share, m_std)
     fig = plots.saliency_figure(ctx.figure_path("saliency.png"), splice[0], motif[0])
     return Finding("sparse_dynamic_importance", verdict, measured,
