@@ -136,6 +136,9 @@ def test_cli_run_writes_results_and_a_plot(tmp_path, capsys):
     (["--model", "ssmfnn2", "--compare", "rnn"], "unknown model 'rnn'"),
     (["--steps", "0"], "--steps"),
     (["--split", "words"], "--split"),
+    (["--window", "0"], "--window"),
+    (["--test-fraction", "nan"], "--test-fraction must be a finite number"),
+    (["--test-fraction", "1"], "--test-fraction must be below 1"),
 ])
 def test_cli_fit_bad_input_exits_2_with_one_line(dna_csv, tmp_path, args, needle, capsys):
     assert _main("fit", "--csv", str(dna_csv), "-o", str(tmp_path / "m.pt"), *args) == 2
@@ -158,6 +161,7 @@ def test_cli_fit_empty_sequence_and_missing_file(tmp_path, capsys):
     (["--task", "ar", "--models", "gru"], "unknown model"),
     (["--task", "copy", "--sizes", "x"], "--sizes"),
     (["--task", "ar", "--steps", "0"], "--steps"),
+    (["--task", "copy", "--sizes", "100000"], "copy sizes go up to 128"),
 ])
 def test_cli_run_bad_input_exits_2(tmp_path, args, needle, capsys):
     assert _main("run", *args, "--out", str(tmp_path)) == 2
