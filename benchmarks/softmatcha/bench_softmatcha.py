@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.softmatcha.experiments import RECALL_QUERIES  # soft_recall's queries, beside the official
+
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 PEERS = REPO / ".venv-peers-softmatcha" / "bin"
@@ -61,6 +63,7 @@ def ours(corpus: Path, work: Path, repeats: int) -> dict:
     r: dict = {"build_s": build_s, "build_cli_s": build_cli_s, "n_tokens": idx.n_tokens,
                "bytes_per_token": idx.bytes_per_token(),
                "bytes_per_token_with_text": idx.bytes_per_token(True)}
+    r["recall"] = {q: {1.0: idx.count(q, 1.0), ALPHA: idx.count(q, ALPHA)} for q in RECALL_QUERIES}
     for q in ("warm up", "the"):  # first call maps the arrays and gathers type vectors (as JIT for theirs)
         idx.search(q, ALPHA, warn=False)
     for c, qs in QUERIES.items():
@@ -133,6 +136,13 @@ def official(corpus: Path, work: Path, repeats: int) -> dict | None:
         r[c] = {"soft_s": med([per[q]["seconds"] for q in qs]), "hits": [per[q]["hits"] for q in qs]}
         search = [str(PEERS / "softmatcha-search"), *common, "--index", str(idx), "--threshold", str(ALPHA)]
         r[c]["cli_s"] = med([wall([*search, "-q", q], 1, env)[0] for q in qs[:2]])
+    r["recall"] = {}  # soft_recall's 20 queries on the official engine: hits at alpha 1 and 0.8
+    for alpha in (1.0, ALPHA):
+        worker = [str(py), str(HERE / "_official_worker.py"), str(idx), str(alpha), "1", *RECALL_QUERIES]
+        _, p = wall(worker, 1, env)
+        if p.returncode == 0:
+            for x in json.loads(p.stdout)["queries"]:
+                r["recall"].setdefault(x["query"], {})[alpha] = x["hits"]
     return r
 
 
@@ -277,8 +287,15 @@ def main() -> None:
         print("hits (ours / official) per class:",
               {c: list(zip(o[c]["hits"], off[c]["hits"], strict=True)) for c in QUERIES},
               f"(official tokens: {off['n_tokens']:,}; tokenizers differ: Moses vs our word tokenizer)")
+        print(f"soft_recall queries, hits exact -> soft (alpha {ALPHA}), ours | official:")
+        for q in RECALL_QUERIES:
+            a, b = o["recall"][q], off.get("recall", {}).get(q, {})
+            theirs = f"{b.get(1.0, 'n/a')!s:>5} -> {b.get(ALPHA, 'n/a')}"
+            print(f"  {q:<30} {a[1.0]:>5} -> {a[ALPHA]:<5} | {theirs}")
     else:
-        print("official softmatcha: n/a (install it into .venv-peers-softmatcha)")
+        print("official softmatcha: n/a (install it into .venv-peers-softmatcha); soft_recall queries, "
+              "ours exact -> soft: " + "; ".join(f"{q} {o['recall'][q][1.0]}->{o['recall'][q][ALPHA]}"
+                                                  for q in RECALL_QUERIES))
     if dn:
         print("dense top-100: lines containing the exact phrase:",
               {q["query"]: q["topk_with_exact_phrase"] for q in dn["queries"]},
