@@ -31,7 +31,7 @@ class MemoryCorpus(Index):
                  config: SearchConfig | None = None, read: ReadStats | None = None) -> None:
         self.embeddings = embeddings
         self.tokenizer = get_tokenizer(tokenizer)
-        self.config = config or SearchConfig()
+        self.config = config or SearchConfig(list_cache=0)  # built for one search: keep no lists
         self.path = Path("<memory>")
         self._lines: list[str] = []
         vocab: dict[str, int] = {SEP_TOKEN: 0}
