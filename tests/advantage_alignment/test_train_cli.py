@@ -70,7 +70,7 @@ def test_cli_exact_lola(capsys):
 @pytest.mark.parametrize(("args", "message"), [
     (("--env", "go"), "iclr25: error: unknown env 'go'; choose from ipd, coin, negotiation"),
     (("--algo", "sac"), "iclr25: error: unknown algo 'sac'; choose from adalign, adap, naive, ppo, lola"),
-    (("--batch", "0"), "iclr25: error: batch size must be positive, got 0"),
+    (("--batch", "0"), "iclr25: error: Invalid value for '--batch'"),
     (("--env", "coin", "--algo", "lola"), "iclr25: error: algo 'lola' is exact LOLA on the ipd"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, args, message):
