@@ -39,6 +39,8 @@ def test_rows_to_samples_share_one_prompt_index(tmp_path):
     (b'not json\n', "line 1: not valid JSON"),
     (b'[1, 2]\n', "line 1: expected an object"),
     (b'\n', "no rows"),
+    (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1: JSON nested too deeply"),
+    (b'{"prompt": ' + b"9" * 5000 + b"}\n", "line 1: unreadable JSON (Exceeds the limit"),
 ])
 def test_bad_rows_name_the_line(tmp_path, content, message):
     path = tmp_path / "bad.jsonl"

@@ -123,6 +123,11 @@ def read_jsonl(path: str | Path) -> list[tuple[str, str]]:
                 row = json.loads(line)
             except json.JSONDecodeError as e:
                 raise UserError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
+            except RecursionError:
+                raise UserError(f"{path}:{lineno}: JSON nested too deeply") from None
+            except ValueError as e:  # e.g. an integer too long to convert
+                why = " ".join(str(e).split())[:80]
+                raise UserError(f"{path}:{lineno}: unreadable JSON ({why})") from None
             if not isinstance(row, dict):
                 raise UserError(f"{path}:{lineno}: expected an object with 'prompt' and 'completion'")
             for key in ("prompt", "completion"):
