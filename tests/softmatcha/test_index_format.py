@@ -152,3 +152,16 @@ def test_bytes_per_token_at_most_twelve(tiny_words, tiny_emb, tmp_path):
     lines = [" ".join(rng.choice(words, 30)) for _ in range(2000)]
     idx = Index.from_lines(lines, tmp_path / "b", embeddings=tiny_emb)
     assert idx.bytes_per_token() <= 12
+
+
+def test_persisted_vocabulary_map_equals_the_vocabulary(tiny_emb, tmp_path):
+    """Format v2 stores a sorted token -> type id map, so a query's first lookup reads no vocabulary;
+    it agrees with the vocabulary for every type, for absent tokens and for tokens too long for the map."""
+    long = "x" * 100
+    idx = Index.from_lines([f"the king of israel {long}", "queen ÿ日本 of syria"], tmp_path / "v",
+                           embeddings=tiny_emb)
+    assert "lookup_keys.npy" in idx.meta["files"] and idx._vocab_lookup is not None
+    words = idx.vocab[1:] + ["absent", "x" * 99, "", "\x00sep"]
+    truth = {w: i for i, w in enumerate(idx.vocab) if i}
+    assert idx.type_ids(words) == [truth.get(w) for w in words]
+    assert idx.count(long, 1.0) == 1 and idx.frequency("queen") == 1

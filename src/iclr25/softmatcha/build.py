@@ -18,7 +18,7 @@ import numpy as np
 
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import progress
-from iclr25.softmatcha.embeddings import Embeddings
+from iclr25.softmatcha.embeddings import Embeddings, WordLookup
 from iclr25.softmatcha.index import check_output
 from iclr25.softmatcha.index_format import FORMAT, SEP_TOKEN, VERSION, file_checksums, fsync_dir
 from iclr25.softmatcha.inputs import ReadStats
@@ -31,6 +31,9 @@ class BuildConfig:
     lines_per_block: int = 16_384  # lines tokenized per block in pass 1
     sort_chunk: int = 1 << 23  # positions per counting-sort chunk in pass 2 (bounded memory)
     store_text: bool = True  # keep a copy of the lines for display (text.txt)
+
+
+LOOKUP_WIDTH = 64  # bytes: longer tokens stay out of the persisted vocabulary map (looked up by a dict)
 
 
 @dataclass
@@ -173,6 +176,7 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
     _save(tmp / "indptr.bin", indptr)
     _save(tmp / "emb_rows.bin", emb_rows)
     (tmp / "vocab.txt").write_text("\n".join(vocab), encoding="utf-8")
+    WordLookup.from_words(vocab, max_width=LOOKUP_WIDTH).save(tmp)  # token -> type id without a dict
     arrays = {
         "tokens": {"dtype": "uint32", "shape": [n_positions]},
         "postings": {"dtype": pdtype, "shape": [n_positions]},

@@ -188,10 +188,20 @@ class WordLookup:
         self.order = rows  # (V,) int32: row of keys[i]
 
     @classmethod
-    def from_words(cls, words: Sequence[str]) -> WordLookup:
-        enc = np.array([w.encode("utf-8") for w in words])
-        order = np.argsort(enc, kind="stable").astype(np.int32)
-        return cls(enc[order], order)
+    def from_words(cls, words: Sequence[str], max_width: int | None = None) -> WordLookup:
+        """`max_width`: words longer (in UTF-8 bytes) are left out (a corpus can hold a 1 MB "word"), so
+        `rows` cannot tell them apart from absent ones: callers check `width` first."""
+        raw = [w.encode("utf-8") for w in words]
+        keep = np.array([max_width is None or len(b) <= max_width for b in raw], dtype=bool)
+        enc = np.array([b for b, k in zip(raw, keep, strict=True) if k] or [b""])
+        rows = np.flatnonzero(keep) if keep.any() else np.zeros(1, dtype=np.int64)
+        order = np.argsort(enc, kind="stable")
+        return cls(enc[order], rows[order].astype(np.int32))
+
+    @property
+    def width(self) -> int:
+        """The longest key in bytes: longer words are not in the map."""
+        return int(self.keys.dtype.itemsize)
 
     def save(self, d: Path) -> None:
         from iclr25.core.runtime import atomic_write
@@ -201,13 +211,15 @@ class WordLookup:
             np.save(f, self.order)
 
     @classmethod
-    def load(cls, d: Path, n_words: int) -> WordLookup | None:
+    def load(cls, d: Path, n_words: int | None = None) -> WordLookup | None:
+        """The map saved in folder `d`, or None if absent or malformed (`n_words`: the expected size)."""
         try:
             keys = np.load(d / "lookup_keys.npy", mmap_mode="r")
             rows = np.load(d / "lookup_rows.npy", mmap_mode="r")
         except (OSError, ValueError):
             return None
-        if keys.shape != (n_words,) or rows.shape != (n_words,) or keys.dtype.kind != "S":
+        if keys.ndim != 1 or rows.shape != keys.shape or keys.dtype.kind != "S" or \
+                (n_words is not None and keys.shape != (n_words,)):
             return None
         return cls(keys, rows)
 

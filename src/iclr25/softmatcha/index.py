@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from iclr25.core.errors import UserError
-from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, load_embeddings
+from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, WordLookup, load_embeddings
 from iclr25.softmatcha.index_format import auto_level, open_array, read_meta, verify_files
 from iclr25.softmatcha.inputs import expand_files, read_lines
 from iclr25.softmatcha.results import Match, SearchResult
@@ -127,12 +127,27 @@ class SoftSets:
         return {w: i for i, w in enumerate(self.vocab)}
 
     @cached_property
+    def _vocab_lookup(self) -> WordLookup | None:
+        """The persisted token -> type id map of an index (format v2), else None (a dict is built)."""
+        files = getattr(self, "meta", {}).get("files", {})
+        return WordLookup.load(self.path) if "lookup_keys.npy" in files else None
+
+    def type_ids(self, tokens: Sequence[str]) -> list[int | None]:
+        """Each token's type id in the corpus, None if it does not occur. An index built by format v2
+        answers from its sorted map (binary search) instead of reading the vocabulary into a dict
+        (1.5 s for 382k types)."""
+        lk = self._vocab_lookup
+        if lk is None or any(len(t.encode("utf-8")) > lk.width for t in tokens):
+            return [self._type_id.get(t) or None for t in tokens]
+        return [int(r) or None for r in lk.rows(tokens)]  # 0 is the separator, never a token
+
+    @cached_property
     def type_vectors(self) -> np.ndarray:
         """(n_types, d) unit vectors of the corpus types (zero rows for OOV types and the separator)."""
         return np.ascontiguousarray(self.embeddings.vectors[self.emb_rows], dtype=np.float32)
 
     def frequency(self, token: str) -> int:
-        t = self._type_id.get(token)
+        [t] = self.type_ids([token])
         return 0 if t is None else int(self.frequencies[t])
 
     def slots(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
@@ -141,7 +156,7 @@ class SoftSets:
         toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
         alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
         warns: list[str] = []
-        tids = [self._type_id.get(tok) for tok in toks]
+        tids = self.type_ids(toks)
         rows = [int(self.emb_rows[t]) if t is not None else self.embeddings.id(tok)
                 for tok, t in zip(toks, tids, strict=True)]
         for tok, row in dict(zip(toks, rows, strict=True)).items():
