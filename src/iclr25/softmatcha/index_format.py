@@ -10,13 +10,12 @@ load; meta.json (written last) describes them.
     vocab.txt       n_types lines        type strings; type 0 is the line separator
     line_bytes.bin  uint64[n_lines + 1]  byte offset of each line in text.txt (absent without text)
     text.txt        the corpus lines (UTF-8, invalid bytes replaced), one per line, for display
-    nbr_indptr.bin  int64[n_types + 1]   (optional, see neighbours.py) CSR pointers of the neighbour lists
-    nbr_ids.bin     int32[n_nbr]         each type's corpus neighbours with cos >= floor, best first
-    nbr_sims.bin    float32[n_nbr]       their cosines
+    lookup_keys.npy the types' UTF-8 bytes sorted (types over 64 bytes left out); lookup_rows.npy their
+                    type ids: a token -> type id map read by binary search (v2; v1 builds a dict)
 
 Versions: 1 recorded a SHA-256 per file only, so loading it hashed every file (slow). Version 2 (this
 build) adds a CRC-32 of each whole file and of its first MiB, the `tokenizer` names of the GloVe-
-compatible default, and the optional neighbour lists. Both versions load.
+compatible default, and the persisted vocabulary map. Both versions load.
 
 Verification levels, one path for the CLI and the web app (`verify_files`):
     size  every file's size (and that each array fits its file)
