@@ -125,7 +125,11 @@ def test_cli_trains_samples_and_reconstructs_a_folder(png_dir, tmp_path, capsys)
 @pytest.mark.parametrize("args, needle", [
     (["--scales", "1,3,2"], "strictly increasing"),
     (["--scales", "1,2,3", "--latent-size", "4"], "must equal the latent size K=4"),
-    (["--codebook", "1"], "at least 2 codewords"),
+    (["--codebook", "1"], "'--codebook'"),
+    (["--scales", "1,2,99"], "side <= 16"),
+    (["--qdrop", "nan"], "--qdrop must be a finite number"),
+    (["--lr", "inf"], "--lr must be a finite number"),
+    (["--epochs", "1000000000"], "'--epochs'"),
     (["--semantic", "some"], "--semantic"),
     (["--patch", "3"], "not divisible by patch 3"),
 ])
@@ -149,9 +153,11 @@ def test_cli_bad_image_folders_exit_2(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, needle", [
     (["--class", "10"], "class 10 is out of range"),
-    (["--top-p", "0"], "top_p must be in (0, 1]"),
-    (["--top-p", "1.5"], "top_p must be in (0, 1]"),
-    (["--n", "0"], "--n must be >= 1"),
+    (["--top-p", "0"], "--top-p must be a finite number in (0, 1]"),
+    (["--top-p", "1.5"], "--top-p must be a finite number in (0, 1]"),
+    (["--cfg", "nan"], "--cfg must be a finite number"),
+    (["--n", "0"], "'--n'"),
+    (["--seed", "-1"], "'--seed'"),
 ])
 def test_cli_sample_bad_input_exit_2(models, tmp_path, capsys, args, needle):
     tok, ar = models
@@ -175,6 +181,33 @@ def test_cli_mismatched_checkpoints_exit_2(models, digits, tmp_path, capsys):
 
 
 def test_cli_checks_the_output_path_before_training(png_dir, tmp_path, capsys):
-    code, _, err = _run(["train-tokenizer", "--images", str(png_dir), "--out", str(tmp_path / "no" / "t.pt")],
-                        capsys)
-    assert code == 2 and "does not exist" in err
+    (tmp_path / "file").write_text("")
+    cases = [(tmp_path / "file" / "t.pt", "cannot create the folder"), (tmp_path / "t.npz", ".pt")]
+    for out, needle in cases:
+        code, _, err = _run(["train-tokenizer", "--images", str(png_dir), "--out", str(out)], capsys)
+        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_cli_hostile_image_files_exit_2(tmp_path, capsys):
+    """A corrupt PNG, a decompression bomb (a header claiming 10^10 pixels) and a complex-valued .npz."""
+    import struct
+    import zlib
+
+    def png(path, w, h, body):
+        def chunk(tag, data):
+            return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+                         + chunk(b"IDAT", body) + chunk(b"IEND", b""))
+
+    cases = [("corrupt", (8, 8, b"not zlib"), "not a readable image"),
+             ("bomb", (100_000, 100_000, zlib.compress(b"\0" * 100)), "pixels")]
+    for name, (w, h, body), needle in cases:
+        (tmp_path / name).mkdir()
+        png(tmp_path / name / "a.png", w, h, body)
+        code, _, err = _run(["train-tokenizer", "--images", str(tmp_path / name), "--out",
+                             str(tmp_path / "t.pt"), "--semantic", "none"], capsys)
+        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    np.savez(tmp_path / "c.npz", images=np.ones((2, 8, 8), complex))
+    code, _, err = _run(["train-tokenizer", "--images", str(tmp_path / "c.npz"), "--out",
+                         str(tmp_path / "t.pt"), "--semantic", "none"], capsys)
+    assert code == 2 and "real numbers" in err and len(err.strip().splitlines()) == 1, err

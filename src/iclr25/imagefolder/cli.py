@@ -17,6 +17,8 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import output_path
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(help="ImageFolder: dual-branch multi-scale tokenizer + folded next-scale AR generator.",
                   no_args_is_help=True, add_completion=False)
@@ -25,50 +27,44 @@ ImagesOpt = Annotated[Path, typer.Option("--images", help="folder of images (cla
                                                           "or an .npz with 'images' and optional 'labels'")]
 
 
+MAX_SCALE = 16  # K <= 16 (the paper's K is 11): the encoder attends over branches * K^2 latent tokens
+
+
 def _parse_scales(raw: str) -> tuple[int, ...]:
     try:
-        return tuple(int(s) for s in raw.split(",") if s.strip())
+        scales = tuple(int(s) for s in raw.split(",") if s.strip())
     except ValueError:
-        raise UserError(f"--scales must be comma-separated integers, got {raw!r}") from None
-
-
-def _writable(path: Path, option: str, suffixes: tuple[str, ...]) -> Path:
-    """Fail before any training if the output cannot be written."""
-    if path.suffix.lower() not in suffixes:
-        raise UserError(f"{option}: {path} should end in {' or '.join(suffixes)}")
-    if path.is_dir():
-        raise UserError(f"{option}: {path} is a folder")
-    parent = path.resolve().parent
-    if not parent.is_dir():
-        raise UserError(f"{option}: folder {parent} does not exist")
-    import os
-    if not os.access(parent, os.W_OK):
-        raise UserError(f"{option}: folder {parent} is not writable")
-    return path
+        raise UserError(f"--scales must be comma-separated integers, got {raw[:40]!r}") from None
+    if not scales:
+        raise UserError(f"--scales needs at least one integer, got {raw[:40]!r}")
+    if max(scales) > MAX_SCALE or len(scales) > MAX_SCALE:
+        raise UserError(f"--scales: at most {MAX_SCALE} scales of side <= {MAX_SCALE}, got {raw[:40]}")
+    return scales
 
 
 @app.command("train-tokenizer")
 def train_tokenizer(
     images: ImagesOpt,
     out: Annotated[Path, typer.Option(help="where to save the tokenizer (.pt)")],
-    branches: Annotated[int, typer.Option(help="token branches (2 = ImageFolder, 1 = VAR tokenizer)")] = 2,
+    branches: Annotated[int, count("token branches (2 = ImageFolder, 1 = VAR tokenizer)", 8)] = 2,
     scales: Annotated[str, typer.Option(help="token-map sides, strictly increasing; the last is K")]
     = "1,2,3,4",
-    latent_size: Annotated[int | None, typer.Option(help="K, the latent grid side (default: the last scale)")]
+    latent_size: Annotated[int | None, count("K, the latent grid side (default: the last scale)", MAX_SCALE)]
     = None,
-    codebook: Annotated[int, typer.Option(help="codewords per branch (V)")] = 256,
-    dim: Annotated[int, typer.Option(help="codebook dimension d")] = 16,
-    width: Annotated[int, typer.Option(help="ViT width (= the teacher feature size)")] = 64,
-    depth: Annotated[int, typer.Option(help="ViT layers in encoder and decoder")] = 2,
-    patch: Annotated[int, typer.Option(help="patch side in pixels; must divide the image size")] = 7,
+    codebook: Annotated[int, count("codewords per branch (V)", 65_536, low=2)] = 256,
+    dim: Annotated[int, count("codebook dimension d", 1024)] = 16,
+    width: Annotated[int, count("ViT width, a multiple of 4 (= the teacher feature size)", 2048)] = 64,
+    depth: Annotated[int, count("ViT layers in encoder and decoder", 48)] = 2,
+    patch: Annotated[int, count("patch side in pixels; must divide the image size", 512)] = 7,
     semantic: Annotated[str, typer.Option(help="semantic InfoNCE on the 'last' branch, 'all' or 'none' "
                                                "(needs labels: trains our CNN teacher)")] = "last",
-    qdrop: Annotated[float, typer.Option(help="share of each batch hit by quantizer dropout")] = 0.1,
-    start_drop: Annotated[int, typer.Option(help="dropout keeps at least this many scales")] = 2,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 2,
-    batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 64,
-    lr: Annotated[float, typer.Option(help="AdamW peak learning rate")] = 2e-3,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    qdrop: Annotated[float, typer.Option(help="share of each batch hit by quantizer dropout, in [0, 1]")]
+    = 0.1,
+    start_drop: Annotated[int, count("dropout keeps at least this many scales", MAX_SCALE)] = 2,
+    epochs: Annotated[int, count("training epochs", 10_000)] = 2,
+    batch_size: Annotated[int, count("mini-batch size", 65_536, low=2)] = 64,
+    lr: Annotated[float, typer.Option(help="AdamW peak learning rate, in (0, 10]")] = 2e-3,
+    seed: Seed = 0,
 ) -> None:
     """Train the multi-scale residual tokenizer and save it."""
     from iclr25.core.runtime import pin_threads
@@ -77,9 +73,11 @@ def train_tokenizer(
     from iclr25.imagefolder.tokenizer import MSRQTokenizer
 
     pin_threads()
-    _writable(out, "--out", (".pt",))
+    output_path(out, "--out", (".pt",))
+    finite(qdrop, "--qdrop", 0.0, 1.0)
+    finite(lr, "--lr", 0.0, 10.0, low_open=True)
     if semantic not in ("last", "all", "none"):
-        raise UserError(f"--semantic must be last, all or none, got {semantic!r}")
+        raise UserError(f"--semantic must be last, all or none, got {semantic[:40]!r}")
     tok = MSRQTokenizer(branches, _parse_scales(scales), codebook, dim, width, depth, patch,
                         None if semantic == "none" else semantic, qdrop, start_drop, latent_size=latent_size,
                         epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
@@ -101,13 +99,13 @@ def train_ar(
     tokenizer: Annotated[Path, typer.Option(help="a tokenizer saved by train-tokenizer")],
     images: ImagesOpt,
     out: Annotated[Path, typer.Option(help="where to save the AR model (.pt)")],
-    depth: Annotated[int, typer.Option(help="transformer blocks")] = 3,
-    width: Annotated[int, typer.Option(help="transformer width")] = 128,
+    depth: Annotated[int, count("transformer blocks", 48)] = 3,
+    width: Annotated[int, count("transformer width, a multiple of 4", 4096)] = 128,
     unfold: Annotated[bool, typer.Option("--unfold", help="one position per token (the baseline)")] = False,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 2,
-    batch_size: Annotated[int, typer.Option(help="mini-batch size")] = 128,
-    lr: Annotated[float, typer.Option(help="AdamW peak learning rate")] = 8e-3,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    epochs: Annotated[int, count("training epochs", 10_000)] = 2,
+    batch_size: Annotated[int, count("mini-batch size", 65_536)] = 128,
+    lr: Annotated[float, typer.Option(help="AdamW peak learning rate, in (0, 10]")] = 8e-3,
+    seed: Seed = 0,
 ) -> None:
     """Train the class-conditional next-scale AR model (folded by default) on the tokenizer's codes."""
     from iclr25.core.runtime import pin_threads
@@ -116,7 +114,8 @@ def train_ar(
     from iclr25.imagefolder.var import FoldedVAR
 
     pin_threads()
-    _writable(out, "--out", (".pt",))
+    output_path(out, "--out", (".pt",))
+    finite(lr, "--lr", 0.0, 10.0, low_open=True)
     tok = MSRQTokenizer.load(tokenizer)
     data = load_images(images)
     n_classes = max(1, data.num_classes)
@@ -133,12 +132,14 @@ def sample(
     tokenizer: Annotated[Path, typer.Option(help="the tokenizer the AR model was trained on")],
     ar: Annotated[Path, typer.Option("--ar", help="an AR model saved by train-ar")],
     out: Annotated[Path, typer.Option(help="PNG grid of the samples (.png)")],
-    class_: Annotated[int, typer.Option("--class", help="class index to sample")] = 0,
-    n: Annotated[int, typer.Option(help="number of images")] = 64,
-    cfg: Annotated[float, typer.Option(help="classifier-free guidance, ramped over the scales")] = 3.25,
-    top_k: Annotated[int, typer.Option(help="top-k filter (0 = off)")] = 46,
+    class_: Annotated[int, count("class index to sample (0 .. num_classes - 1)", 1_000_000, low=0,
+                                 flag="--class")] = 0,
+    n: Annotated[int, count("number of images", 100_000)] = 64,
+    cfg: Annotated[float, typer.Option(help="classifier-free guidance in [0, 100], ramped over the scales")]
+    = 3.25,
+    top_k: Annotated[int, count("top-k filter (0 = off)", 1_000_000, low=0)] = 46,
     top_p: Annotated[float, typer.Option(help="top-p (nucleus) filter in (0, 1]")] = 0.95,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    seed: Seed = 0,
     npz: Annotated[Path | None, typer.Option(help="also save the images and codes to this .npz")] = None,
 ) -> None:
     """Sample class-conditional images with the KV-cached next-scale sampler."""
@@ -151,11 +152,11 @@ def sample(
     from iclr25.imagefolder.var import FoldedVAR
 
     pin_threads()
-    _writable(out, "--out", (".png",))
+    output_path(out, "--out", (".png",))
     if npz is not None:
-        _writable(npz, "--npz", (".npz",))
-    if n < 1:
-        raise UserError(f"--n must be >= 1, got {n}")
+        output_path(npz, "--npz", (".npz",))
+    finite(cfg, "--cfg", 0.0, 100.0)
+    finite(top_p, "--top-p", 0.0, 1.0, low_open=True)
     check_sampling(top_k, top_p, cfg)
     tok = MSRQTokenizer.load(tokenizer)
     model = FoldedVAR.load(ar, tok)
@@ -174,9 +175,9 @@ def reconstruct(
     tokenizer: Annotated[Path, typer.Option(help="a tokenizer saved by train-tokenizer")],
     images: ImagesOpt,
     out: Annotated[Path, typer.Option(help="PNG: originals on the left, reconstructions on the right")],
-    n_scales: Annotated[int | None, typer.Option(help="decode only the first n scales (default: all)")]
+    n_scales: Annotated[int | None, count("decode only the first n scales (default: all)", MAX_SCALE)]
     = None,
-    n: Annotated[int, typer.Option(help="images to show")] = 16,
+    n: Annotated[int, count("images to show", 10_000)] = 16,
 ) -> None:
     """Encode images, decode a prefix of the scales, print PSNR/SSIM and save a side-by-side grid."""
     import numpy as np
@@ -187,9 +188,7 @@ def reconstruct(
     from iclr25.imagefolder.tokenizer import MSRQTokenizer
 
     pin_threads()
-    _writable(out, "--out", (".png",))
-    if n < 1:
-        raise UserError(f"--n must be >= 1, got {n}")
+    output_path(out, "--out", (".png",))
     tok = MSRQTokenizer.load(tokenizer)
     x = load_images(images).images
     rec = tok.reconstruct(x, n_scales)

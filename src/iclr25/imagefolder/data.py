@@ -104,8 +104,8 @@ def as_image_array(images: np.ndarray, name: str = "images") -> np.ndarray:
     (2, 1, 4, 4)
     """
     a = np.asarray(images)
-    if a.dtype == object or not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):
-        raise UserError(f"{name}: expected a numeric array, got dtype {a.dtype}")
+    if not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating) or a.dtype == bool):
+        raise UserError(f"{name}: expected real numbers, got dtype {a.dtype}")
     if a.ndim == 3:
         a = a[:, None]
     elif a.ndim == 4:
@@ -165,8 +165,8 @@ def _load_npz(p: Path) -> ImageSet:
     try:
         with np.load(p, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as e:
-        raise UserError(f"images: cannot read {p}: {str(e).splitlines()[0]}") from None
+    except Exception as e:  # numpy raises OSError, ValueError, EOFError, zipfile.BadZipFile, ...
+        raise UserError(f"images: cannot read {p}: {' '.join(str(e).split())[:120]}") from None
     key = next((k for k in ("images", "x", "X") if k in arrays), None)
     if key is None:
         raise UserError(f"images: {p.name} has no 'images' array (found: {', '.join(arrays) or 'none'})")
@@ -181,7 +181,9 @@ def _image_files(d: Path) -> list[Path]:
 
 
 def _load_folder(d: Path) -> ImageSet:
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
+
+    from iclr25.core.io import MAX_IMAGE_PIXELS, read_image
 
     subdirs = sorted(s for s in d.iterdir() if s.is_dir() and not s.name.startswith("."))
     loose = _image_files(d)
@@ -193,21 +195,25 @@ def _load_folder(d: Path) -> ImageSet:
     files = [f for _, files in groups for f in files]
     if not files:
         raise UserError(f"images: no image files ({', '.join(IMAGE_SUFFIXES)}) in {d}")
-    pics, size, first = [], None, None
+    # headers first (size, mode): mixed sizes and oversized files are refused before any decoding
+    size, first, grey = None, None, True
     for f in files:
         try:
             with Image.open(f) as im:
-                im.load()
-                pics.append(im.copy())
-        except (OSError, UnidentifiedImageError) as e:
-            raise UserError(f"images: cannot read {f}: {str(e).splitlines()[0]}") from None
+                f_size, f_mode = im.size, im.mode
+        except Exception as e:  # PIL raises OSError, SyntaxError, ValueError, DecompressionBombError...
+            raise UserError(f"images: cannot read {f}: {' '.join(str(e).split())[:120]}") from None
+        if f_size[0] * f_size[1] > MAX_IMAGE_PIXELS:
+            raise UserError(f"images: {f} is {f_size[0]}x{f_size[1]}: larger than "
+                            f"{MAX_IMAGE_PIXELS:,} pixels")
         if size is None:
-            size, first = pics[-1].size, f
-        elif pics[-1].size != size:
-            raise UserError(f"images: mixed image sizes: {f} is {pics[-1].size[0]}x{pics[-1].size[1]}, "
+            size, first = f_size, f
+        elif f_size != size:
+            raise UserError(f"images: mixed image sizes: {f} is {f_size[0]}x{f_size[1]}, "
                             f"{first.name} is {size[0]}x{size[1]}")
-    mode = "L" if all(im.mode in ("1", "L", "LA", "I", "I;16", "F") for im in pics) else "RGB"
-    arr = np.stack([np.asarray(im.convert(mode), dtype=np.uint8) for im in pics])
+        grey = grey and f_mode in ("1", "L", "LA", "I", "I;16", "F")
+    mode = "L" if grey else "RGB"
+    arr = np.stack([read_image(f, "images: file", mode) for f in files])
     images = as_image_array(arr, str(d))
     if not subdirs:
         return ImageSet(images)

@@ -26,8 +26,8 @@ def check_sampling(top_k: int, top_p: float, cfg: float) -> None:
         raise UserError(f"top_k must be >= 0 (0 = off), got {top_k}")
     if not 0.0 < top_p <= 1.0:
         raise UserError(f"top_p must be in (0, 1], got {top_p}")
-    if not cfg >= 0.0:
-        raise UserError(f"cfg must be >= 0, got {cfg}")
+    if not 0.0 <= cfg < float("inf"):
+        raise UserError(f"cfg must be a finite number >= 0, got {cfg}")
 
 
 def top_k_top_p(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:

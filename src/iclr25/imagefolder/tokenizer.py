@@ -31,6 +31,7 @@ Codes = list[list[torch.Tensor]]  # codes[branch][scale]: (B, s*s) int64
 SEMANTIC = ("last", "all", None)
 CHECKPOINT_KIND = "iclr25.imagefolder.tokenizer"
 CHECKPOINT_VERSION = 1
+MAX_PATCHES = 1024  # the encoder attends over all patches at once: memory grows with their square
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,10 @@ class MSRQTokenizer:
         _, c, h, w = x.shape
         if h % cfg.patch or w % cfg.patch:
             raise UserError(f"image size {h}x{w} is not divisible by patch {cfg.patch}")
+        if (h // cfg.patch) * (w // cfg.patch) > MAX_PATCHES:
+            raise UserError(f"image size {h}x{w} with patch {cfg.patch} gives "
+                            f"{(h // cfg.patch) * (w // cfg.patch)} patches, more than {MAX_PATCHES}: "
+                            "use a larger patch")
         if len(x) < 2:
             raise UserError(f"need at least 2 images to train, got {len(x)}")
         teach = self._teacher_features(x, labels, teacher, teacher_epochs) if cfg.semantic else None
@@ -395,11 +400,14 @@ class MSRQTokenizer:
         if state.get("version") != CHECKPOINT_VERSION:
             raise UserError(f"tokenizer checkpoint version {state.get('version')} is not supported "
                             f"(expected {CHECKPOINT_VERSION})")
-        cfg = dict(state["config"])
-        cfg["scales"] = tuple(cfg["scales"])
-        tok = cls(**{**cfg, **state["train"]})
-        tok.net_ = TokenizerNet(tok.config, *state["shape"])
-        tok.net_.load_state_dict(state["state_dict"])
+        try:
+            cfg = dict(state["config"])
+            cfg["scales"] = tuple(cfg["scales"])
+            tok = cls(**{**cfg, **state["train"]})
+            tok.net_ = TokenizerNet(tok.config, *state["shape"])
+            tok.net_.load_state_dict(state["state_dict"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as e:  # a damaged or edited checkpoint
+            raise UserError(f"damaged tokenizer checkpoint: {' '.join(str(e).split())[:120]}") from None
         tok.net_.eval()
         tok.history_ = TrainHistory(**state.get("history", {}))
         return tok
@@ -417,4 +425,5 @@ def load_checkpoint(path: str | Path, what: str) -> dict:
     try:
         return torch.load(p, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for a foreign or truncated file
-        raise UserError(f"cannot read {what} checkpoint {p}: {str(e).splitlines()[0][:120]}") from None
+        why = " ".join(str(e).split())[:120] or type(e).__name__
+        raise UserError(f"cannot read {what} checkpoint {p}: {why}") from None

@@ -374,12 +374,15 @@ class FoldedVAR(nn.Module):
             raise UserError(f"{path} is not an ImageFolder AR checkpoint (wrong kind of file)")
         if state.get("version") != CHECKPOINT_VERSION:
             raise UserError(f"AR checkpoint version {state.get('version')} is not supported")
-        if state["tokenizer_fingerprint"] != tok.fingerprint():
+        if state.get("tokenizer_fingerprint") != tok.fingerprint():
             raise UserError(f"mismatched checkpoints: {path} was trained on tokenizer "
-                            f"{state['tokenizer_fingerprint']}, this tokenizer is {tok.fingerprint()}")
-        c = state["config"]
-        ar = cls(tok, c["num_classes"], c["depth"], c["width"], c["fold"], heads=c["heads"],
-                 mlp_ratio=c["mlp_ratio"], cond_drop=c["cond_drop"])
-        ar.load_state_dict(state["state_dict"])
+                            f"{state.get('tokenizer_fingerprint')}, this tokenizer is {tok.fingerprint()}")
+        try:
+            c = state["config"]
+            ar = cls(tok, c["num_classes"], c["depth"], c["width"], c["fold"], heads=c["heads"],
+                     mlp_ratio=c["mlp_ratio"], cond_drop=c["cond_drop"])
+            ar.load_state_dict(state["state_dict"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as e:  # a damaged or edited checkpoint
+            raise UserError(f"damaged AR checkpoint {path}: {' '.join(str(e).split())[:120]}") from None
         ar.history_ = state.get("history", ar.history_)
         return ar.eval()
