@@ -6,8 +6,8 @@ from ..spec import Spec
 SPECS = [
     Spec("softmatcha grep", {"pattern": "the king", "files": ["{text}"], "threshold": "0.6"}, grep_like=True),
     Spec("softmatcha index", {"files": ["{text}"], "output": "{tmp}/idx"}),
-    Spec("softmatcha search", {"index_path": "{index}", "pattern": "the king", "threshold": "0.6", "kwic": True,
-                               "sort": "right", "width": "20"}, grep_like=True),
+    Spec("softmatcha search", {"index_path": "{index}", "pattern": "the king", "threshold": "0.6",
+                               "kwic": True, "sort": "right", "width": "20"}, grep_like=True),
     Spec("softmatcha info", {"index_path": "{index}"}),
 ]
 
