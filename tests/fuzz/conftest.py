@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import resource
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -17,12 +16,6 @@ settings.register_profile(
     derandomize=os.environ.get("ICLR25_FUZZ_EXAMPLES") is None,  # CI: the same examples every run
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                            HealthCheck.data_too_large])
-
-
-# A hostile size must become an error, not a machine out of memory: cap this process's address space,
-# so an allocation that would exhaust the machine raises MemoryError (which the harness reports).
-_GIB = 1 << 30
-resource.setrlimit(resource.RLIMIT_AS, (int(os.environ.get("ICLR25_FUZZ_MEM_GIB", "8")) * _GIB,) * 2)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import resource
 import signal
 import time
 from dataclasses import dataclass
@@ -27,6 +29,27 @@ class Outcome:
     hung: bool = False
 
 
+_GIB = 1 << 30
+
+
+@contextlib.contextmanager
+def memory_cap() -> object:
+    """A hostile size must become an error, not a machine out of memory: during one call, this process
+    may map at most ICLR25_FUZZ_MEM_GIB (8) GiB more than it already has; restored afterwards, so the
+    rest of the test session is not limited."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as f:
+        mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    cap = mapped + int(os.environ.get("ICLR25_FUZZ_MEM_GIB", "8")) * _GIB
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def invoke(argv: list[str], timeout: float = 60.0) -> Outcome:
     """`iclr25 *argv` in this process, stdout/stderr captured, stopped after `timeout` seconds."""
     out, err = io.StringIO(), io.StringIO()
@@ -40,7 +63,7 @@ def invoke(argv: list[str], timeout: float = 60.0) -> Outcome:
     t0 = time.perf_counter()
     code = 0
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with memory_cap(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             main(["iclr25", *argv])
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)

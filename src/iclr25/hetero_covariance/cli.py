@@ -18,6 +18,11 @@ app = typer.Typer(help="Heteroscedastic covariance (ToSS): W₂ bound + neighbou
                   no_args_is_help=True, add_completion=False)
 
 
+@app.callback()
+def _group() -> None:
+    """Commands: fit."""  # a callback keeps `fit` a subcommand (typer collapses a one-command app)
+
+
 def _split_names(raw: str | None, option: str) -> list[str]:
     names = [" ".join(c.split()) for c in (raw or "").split(",") if c.strip()]  # as read_csv cleans headers
     if raw is not None and not names:
