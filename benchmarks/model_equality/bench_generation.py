@@ -50,32 +50,13 @@ def transformers_tokens_per_s(model, batch: int, new: int = 32) -> float | None:
     """transformers' generate on our weights (GGUF rotary rows un-permuted), tokens per CPU-second, or
     None without it."""
     try:
-        import transformers
+        import transformers  # noqa: F401
     except ImportError:
         return None
     import torch
-    c = model.cfg
-    hf = transformers.LlamaForCausalLM(transformers.LlamaConfig(
-        vocab_size=c.vocab_size, hidden_size=c.d_model, intermediate_size=c.d_ff, num_hidden_layers=c.n_layer,
-        num_attention_heads=c.n_head, num_key_value_heads=c.n_kv_head, rms_norm_eps=c.norm_eps,
-        rope_theta=c.rope_base, tie_word_embeddings=True)).eval()
 
-    def halves(w, heads):
-        return w.reshape(heads, c.head_dim // 2, 2, -1).transpose(1, 2).reshape(w.shape)
-
-    state = {"model.embed_tokens.weight": model.embed.weight, "lm_head.weight": model.embed.weight,
-             "model.norm.weight": model.norm.weight}
-    for i, b in enumerate(model.blocks):
-        p = f"model.layers.{i}."
-        state |= {p + "self_attn.q_proj.weight": halves(b.attn.q.weight, c.n_head),
-                  p + "self_attn.k_proj.weight": halves(b.attn.k.weight, c.n_kv_head),
-                  p + "self_attn.v_proj.weight": b.attn.v.weight,
-                  p + "self_attn.o_proj.weight": b.attn.o.weight,
-                  p + "mlp.gate_proj.weight": b.mlp.gate.weight, p + "mlp.up_proj.weight": b.mlp.up.weight,
-                  p + "mlp.down_proj.weight": b.mlp.down.weight,
-                  p + "input_layernorm.weight": b.attn_norm.weight,
-                  p + "post_attention_layernorm.weight": b.ffn_norm.weight}
-    hf.load_state_dict(state, strict=True)
+    from iclr25.core.models.llama import to_transformers
+    hf = to_transformers(model)
     ids = torch.tensor([model.tokenizer.encode(PROMPT)] * batch)
     t = time.process_time()
     with torch.no_grad():

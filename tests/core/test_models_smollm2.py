@@ -118,31 +118,10 @@ def test_equals_transformers_llama(lm):
     """A peer built from the same weights: transformers' LlamaForCausalLM (rotary on halves), after
     undoing the GGUF converter's permutation of the query/key rows. (Its GGUF tokenizer also gives our
     ids: checked once by hand, too slow to parse here.)"""
-    transformers = pytest.importorskip("transformers")
-    c = lm.cfg
+    pytest.importorskip("transformers")
+    from iclr25.core.models.llama import to_transformers
+    hf = to_transformers(lm)
     text = "In the beginning God created the heaven and the earth. 12345 ünï\n\n  x"
-    hf = transformers.LlamaForCausalLM(transformers.LlamaConfig(
-        vocab_size=c.vocab_size, hidden_size=c.d_model, intermediate_size=c.d_ff, num_hidden_layers=c.n_layer,
-        num_attention_heads=c.n_head, num_key_value_heads=c.n_kv_head, rms_norm_eps=c.norm_eps,
-        rope_theta=c.rope_base, tie_word_embeddings=True)).eval()
-
-    def halves(w, heads):  # adjacent-pair rotary rows (GGUF) -> first-half / second-half rows (HF)
-        return w.reshape(heads, c.head_dim // 2, 2, -1).transpose(1, 2).reshape(w.shape)
-
-    state = {"model.embed_tokens.weight": lm.embed.weight, "lm_head.weight": lm.embed.weight,
-             "model.norm.weight": lm.norm.weight}
-    for i, b in enumerate(lm.blocks):
-        pre = f"model.layers.{i}."
-        state |= {pre + "self_attn.q_proj.weight": halves(b.attn.q.weight, c.n_head),
-                  pre + "self_attn.k_proj.weight": halves(b.attn.k.weight, c.n_kv_head),
-                  pre + "self_attn.v_proj.weight": b.attn.v.weight,
-                  pre + "self_attn.o_proj.weight": b.attn.o.weight,
-                  pre + "mlp.gate_proj.weight": b.mlp.gate.weight,
-                  pre + "mlp.up_proj.weight": b.mlp.up.weight,
-                  pre + "mlp.down_proj.weight": b.mlp.down.weight,
-                  pre + "input_layernorm.weight": b.attn_norm.weight,
-                  pre + "post_attention_layernorm.weight": b.ffn_norm.weight}
-    hf.load_state_dict(state, strict=True)
     ids = torch.tensor([lm.tokenizer.encode(text)])
     with torch.no_grad():
         ours = lm(ids, torch.arange(ids.shape[1])[None], torch.ones_like(ids, dtype=torch.bool))

@@ -42,7 +42,8 @@ _EXPORTS = {
     "TinyGPTConfig": "config", "TrainConfig": "config",
     "cast": "distortions", "quantize": "distortions", "watermark": "distortions",
     "per_token_tv": "distortions", "quantize_tensor": "distortions", "NF4_CODEBOOK": "distortions",
-    "CausalLM": "lm", "Llama": "llama", "LlamaConfig": "llama", "Tokenizer": "tokenizer",
+    "CausalLM": "lm", "Llama": "llama", "LlamaConfig": "llama", "to_transformers": "llama",
+    "Tokenizer": "tokenizer",
 }
 
 __all__ = sorted(_EXPORTS)

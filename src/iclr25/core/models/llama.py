@@ -5,11 +5,13 @@ key rows so that ggml's rotary mode rotates *adjacent* pairs (x_2i, x_2i+1), whi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 import torch.nn.functional as F  # noqa: N812
 from torch import nn
 
+from iclr25.core.errors import UserError
 from iclr25.core.models.lm import CausalLM, KVCache, attend
 from iclr25.core.models.tokenizer import Tokenizer
 
@@ -140,3 +142,38 @@ class Llama(CausalLM):
         """The prompt text for a conversation [{"role": "user", "content": "..."}, ...]."""
         from iclr25.core.models.chat import render_chat
         return render_chat(self.chat_template, messages, add_generation_prompt)
+
+
+def to_transformers(model: Llama) -> Any:
+    """The same weights in a `transformers.LlamaForCausalLM` (needs transformers, optional), e.g. to check
+    our forward pass or to hand the model to tools that expect Hugging Face. GGUF stores each head's rotary
+    rows as adjacent pairs; Hugging Face stores first halves then second halves, so q/k rows are permuted."""
+    try:
+        import transformers
+    except ImportError as e:
+        raise UserError("to_transformers needs the optional package transformers "
+                        "(pip install transformers)") from e
+    c = model.cfg
+    hf = transformers.LlamaForCausalLM(transformers.LlamaConfig(
+        vocab_size=c.vocab_size, hidden_size=c.d_model, intermediate_size=c.d_ff, num_hidden_layers=c.n_layer,
+        num_attention_heads=c.n_head, num_key_value_heads=c.n_kv_head, rms_norm_eps=c.norm_eps,
+        rope_theta=c.rope_base, tie_word_embeddings=True)).eval()
+
+    def halves(w: torch.Tensor, heads: int) -> torch.Tensor:
+        return w.reshape(heads, c.head_dim // 2, 2, -1).transpose(1, 2).reshape(w.shape)
+
+    state = {"model.embed_tokens.weight": model.embed.weight, "lm_head.weight": model.embed.weight,
+             "model.norm.weight": model.norm.weight}
+    for i, b in enumerate(model.blocks):
+        pre = f"model.layers.{i}."
+        state |= {pre + "self_attn.q_proj.weight": halves(b.attn.q.weight, c.n_head),
+                  pre + "self_attn.k_proj.weight": halves(b.attn.k.weight, c.n_kv_head),
+                  pre + "self_attn.v_proj.weight": b.attn.v.weight,
+                  pre + "self_attn.o_proj.weight": b.attn.o.weight,
+                  pre + "mlp.gate_proj.weight": b.mlp.gate.weight,
+                  pre + "mlp.up_proj.weight": b.mlp.up.weight,
+                  pre + "mlp.down_proj.weight": b.mlp.down.weight,
+                  pre + "input_layernorm.weight": b.attn_norm.weight,
+                  pre + "post_attention_layernorm.weight": b.ffn_norm.weight}
+    hf.load_state_dict(state, strict=True)
+    return hf
