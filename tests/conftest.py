@@ -21,3 +21,20 @@ def shared_data(name: str) -> Path:
 @pytest.fixture(autouse=True)
 def _quiet_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ICLR25_NO_PROGRESS", "1")
+
+
+@pytest.fixture
+def iclr25_cli(capsys: pytest.CaptureFixture[str]):
+    """`iclr25_cli(*argv)` runs `iclr25 *argv` in this process: (exit code, stdout, stderr)."""
+    from iclr25.core.cli import main
+
+    def run(*argv: object) -> tuple[int, str, str]:
+        try:
+            main(["iclr25", *map(str, argv)])
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return run

@@ -10,6 +10,8 @@ from iclr25.advantage_alignment.rollout import rollout
 from iclr25.advantage_alignment.train import default_config, make_learner, train
 from iclr25.core.errors import UserError
 
+AA = "advantage_alignment"
+
 
 def test_gru_step_by_step_equals_the_whole_sequence():
     torch.manual_seed(0)
@@ -79,27 +81,18 @@ def test_load_agent_refuses_foreign_files(tmp_path):
         load_agent(tmp_path / "bad.pt")
 
 
-def _cli(capsys, *args):
-    from iclr25.core.cli import main
-    with pytest.raises(SystemExit) as e:
-        main(["iclr25", "advantage_alignment", *args])
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return e.value.code, out.out, out.err
-
-
-def test_cli_train_save_then_league(tmp_path, capsys):
-    code, _, err = _cli(capsys, "train", "--iters", "2", "--batch", "4", "--save", str(tmp_path / "ag"))
+def test_cli_train_save_then_league(tmp_path, iclr25_cli):
+    code, _, err = iclr25_cli(AA, "train", "--iters", "2", "--batch", "4", "--save", str(tmp_path / "ag"))
     assert code == 0, err
-    code, out, err = _cli(capsys, "league", str(tmp_path / "ag" / "agent0.pt"),
+    code, out, err = iclr25_cli(AA, "league", str(tmp_path / "ag" / "agent0.pt"),
                           str(tmp_path / "ag" / "agent1.pt"), "--batch", "8")
     assert code == 0, err
     assert "tit_for_tat" in out and "agent1" in out
 
 
-def test_cli_league_refuses_mixed_games_in_one_line(tmp_path, capsys):
+def test_cli_league_refuses_mixed_games_in_one_line(tmp_path, iclr25_cli):
     for env in ("ipd", "negotiation"):
         g = make_env(env)
         save_agent(make_learner(g, default_config(env, "adalign"), 0), g, tmp_path / f"{env}.pt")
-    code, _, err = _cli(capsys, "league", str(tmp_path / "ipd.pt"), str(tmp_path / "negotiation.pt"))
+    code, _, err = iclr25_cli(AA, "league", str(tmp_path / "ipd.pt"), str(tmp_path / "negotiation.pt"))
     assert code == 2 and "different games" in err and len(err.strip().splitlines()) == 1

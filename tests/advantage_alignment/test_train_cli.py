@@ -1,12 +1,12 @@
 """Training entry points and the CLI: outputs, bad input (UserError, exit 2 with one line)."""
 
-import subprocess
-import sys
 
 import pytest
 
 from iclr25.advantage_alignment import evaluate, ipd_policy_table, train
 from iclr25.core.errors import UserError
+
+AA = "advantage_alignment"
 
 
 def test_train_returns_histories_and_a_readable_ipd_policy():
@@ -41,28 +41,15 @@ def test_train_bad_input(kwargs, message):
         train(**kwargs)
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "iclr25.core.cli", "advantage_alignment", *args],
-                          capture_output=True, text=True, timeout=120)
+def test_cli_train_ipd_prints_the_learned_policy(iclr25_cli):
+    code, out, err = iclr25_cli(AA, "train", "--env", "ipd", "--algo", "adalign", "--iters", "3",
+                                "--batch", "8")
+    assert code == 0, err
+    assert "P(C|CD)" in out and "reward_0" in out
 
 
-def test_cli_train_ipd_prints_the_learned_policy():
-    r = _cli("train", "--env", "ipd", "--algo", "adalign", "--iters", "3", "--batch", "8")
-    assert r.returncode == 0, r.stderr
-    assert "P(C|CD)" in r.stdout and "reward_0" in r.stdout
-
-
-def _cli_in_process(capsys, *args):
-    from iclr25.core.cli import main
-    with pytest.raises(SystemExit) as e:
-        main(["iclr25", "advantage_alignment", *args])
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return e.value.code, out.out, out.err
-
-
-def test_cli_exact_lola(capsys):
-    code, out, err = _cli_in_process(capsys, "train", "--env", "ipd", "--algo", "lola", "--iters", "2")
+def test_cli_exact_lola(iclr25_cli):
+    code, out, err = iclr25_cli(AA, "train", "--env", "ipd", "--algo", "lola", "--iters", "2")
     assert code == 0, err
     assert "P(C|start)" in out
 
@@ -73,8 +60,8 @@ def test_cli_exact_lola(capsys):
     (("--batch", "0"), "iclr25: error: Invalid value for '--batch'"),
     (("--env", "coin", "--algo", "lola"), "iclr25: error: algo 'lola' is exact LOLA on the ipd"),
 ])
-def test_cli_bad_input_exits_2_with_one_line(capsys, args, message):
-    code, _, err = _cli_in_process(capsys, "train", *args)
+def test_cli_bad_input_exits_2_with_one_line(iclr25_cli, args, message):
+    code, _, err = iclr25_cli(AA, "train", *args)
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(message)
