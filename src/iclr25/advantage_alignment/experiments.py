@@ -210,6 +210,15 @@ def _ci_measured(name: str, xs: list[float]) -> dict:
     return mean_ci(xs).to_measured(name) if len(xs) > 1 else {name: float(xs[0]), f"{name}_n": 1}
 
 
+def _arms(a_key: str, a: list[float], b_key: str, b: list[float],
+          seed_names: tuple[str, str] | None = None) -> tuple[dict, str]:
+    """Both arms' intervals and per-seed values (named `<seed_name>_seed<i>`), and the per-seed "a/b" text."""
+    measured = {**_ci_measured(a_key, a), **_ci_measured(b_key, b)}
+    for name, xs in zip(seed_names or (a_key, b_key), (a, b), strict=True):
+        measured |= {f"{name}_seed{i}": v for i, v in enumerate(xs)}
+    return measured, ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(a, b, strict=True))
+
+
 def _seat_mean_vs_defect(r: dict) -> float:
     return float(np.mean(r["vs_defect"]))
 
@@ -261,19 +270,15 @@ def _game_verdict(aa: list[float], base: list[float], full: float, margin: float
 def _coin(aa: list[dict], naive: list[dict], profile: str, figs: list[str]) -> Finding:
     aa_own = [r["eval"]["own_coin_fraction"] for r in aa]
     nv_own = [r["eval"]["own_coin_fraction"] for r in naive]
-    measured: dict = {**_ci_measured("adalign_own_coin_fraction", aa_own),
-                      **_ci_measured("naive_own_coin_fraction", nv_own),
-                      "adalign_reward_per_step": _mean([_final_reward(r) for r in aa]),
-                      "naive_reward_per_step": _mean([_final_reward(r) for r in naive]),
-                      "adalign_vs_defect_reward_per_step": _mean([_seat_mean_vs_defect(r) for r in aa]),
-                      "iterations": aa[0]["task"].iters,
-                      "adalign_train_own_coin_fraction_last10pct": _mean([_tail_ratio(r, "own_coins", "coins")
-                                                                          for r in aa])}
-    measured.update({f"adalign_own_coin_fraction_seed{i}": v for i, v in enumerate(aa_own)})
-    measured.update({f"naive_own_coin_fraction_seed{i}": v for i, v in enumerate(nv_own)})
-    summary = (f"own-coin fraction AdAlign {_ci(aa_own)} vs naive {_ci(nv_own)} (per seed "
-               + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(aa_own, nv_own, strict=True))
-               + f"); reward/step {measured['adalign_reward_per_step']:.3f} vs "
+    measured, per_seed = _arms("adalign_own_coin_fraction", aa_own, "naive_own_coin_fraction", nv_own)
+    measured |= {"adalign_reward_per_step": _mean([_final_reward(r) for r in aa]),
+                 "naive_reward_per_step": _mean([_final_reward(r) for r in naive]),
+                 "adalign_vs_defect_reward_per_step": _mean([_seat_mean_vs_defect(r) for r in aa]),
+                 "iterations": aa[0]["task"].iters,
+                 "adalign_train_own_coin_fraction_last10pct": _mean([_tail_ratio(r, "own_coins", "coins")
+                                                                     for r in aa])}
+    summary = (f"own-coin fraction AdAlign {_ci(aa_own)} vs naive {_ci(nv_own)} (per seed {per_seed}"
+               f"); reward/step {measured['adalign_reward_per_step']:.3f} vs "
                f"{measured['naive_reward_per_step']:.3f}")
     if profile != "full":
         return _full_profile_only("coin_game", COIN_ITERS, profile, aa[0]["task"], summary, measured, figs)
@@ -284,17 +289,14 @@ def _coin(aa: list[dict], naive: list[dict], profile: str, figs: list[str]) -> F
 def _negotiation(adap: list[dict], ppo: list[dict], profile: str, figs: list[str]) -> Finding:
     w_aa = [r["eval"]["welfare_per_round"] for r in adap]
     w_ppo = [r["eval"]["welfare_per_round"] for r in ppo]
-    measured: dict = {**_ci_measured("adap_welfare_per_round", w_aa),
-                      **_ci_measured("ppo_welfare_per_round", w_ppo),
-                      "adap_vs_defect_per_round": _mean([_seat_mean_vs_defect(r) for r in adap]),
-                      "ppo_vs_defect_per_round": _mean([_seat_mean_vs_defect(r) for r in ppo]),
-                      "iterations": adap[0]["task"].iters,
-                      "adap_train_welfare_peak_smoothed": _mean([_peak(r, "welfare") for r in adap])}
-    measured.update({f"adap_welfare_seed{i}": v for i, v in enumerate(w_aa)})
-    measured.update({f"ppo_welfare_seed{i}": v for i, v in enumerate(w_ppo)})
-    summary = (f"self-play welfare/round AdAP {_ci(w_aa)} vs PPO {_ci(w_ppo)} (per seed "
-               + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(w_aa, w_ppo, strict=True))
-               + "; greedy 9, cooperative 15); vs always-defect AdAP "
+    measured, per_seed = _arms("adap_welfare_per_round", w_aa, "ppo_welfare_per_round", w_ppo,
+                               ("adap_welfare", "ppo_welfare"))
+    measured |= {"adap_vs_defect_per_round": _mean([_seat_mean_vs_defect(r) for r in adap]),
+                 "ppo_vs_defect_per_round": _mean([_seat_mean_vs_defect(r) for r in ppo]),
+                 "iterations": adap[0]["task"].iters,
+                 "adap_train_welfare_peak_smoothed": _mean([_peak(r, "welfare") for r in adap])}
+    summary = (f"self-play welfare/round AdAP {_ci(w_aa)} vs PPO {_ci(w_ppo)} (per seed {per_seed}"
+               "; greedy 9, cooperative 15); vs always-defect AdAP "
                f"{measured['adap_vs_defect_per_round']:.2f}, PPO {measured['ppo_vs_defect_per_round']:.2f} "
                "(AC gets 3.75)")
     if profile != "full":
