@@ -1,0 +1,128 @@
+"""unlearn / continual_unlearn on a tiny model, evaluation shapes, and bad input (one line, exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from iclr25.core.errors import UserError
+from iclr25.llm_unlearning import (
+    METHODS,
+    PretrainConfig,
+    continual_unlearn,
+    evaluate_unlearning,
+    pretrain,
+    unlearn,
+)
+
+FACTS = [{"question": f"Where does person {w} live?", "answer": f"Person {w} lives in {c}.",
+          "paraphrased_answer": f"{c} is home to person {w}.",
+          "perturbed_answer": [f"Person {w} lives in {o}." for o in ("Lima", "Oslo") if o != c],
+          "task_id": str(1 + i % 2)}
+         for i, (w, c) in enumerate(zip("ABCDEFGH", ["Paris", "Rome", "Lima", "Oslo", "Cairo", "Quito",
+                                                      "Seoul", "Dakar"], strict=True))]
+TINY = PretrainConfig(n_layer=1, d_model=16, n_head=2, block_size=48, epochs=2, batch=4)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return pretrain(FACTS, TINY, cache=False)
+
+
+def _params(m):
+    return torch.cat([p.detach().flatten() for p in m.parameters()])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_changes_the_model_and_leaves_the_input(model, method):
+    before = _params(model).clone()
+    out = unlearn(model, model.tokenizer, FACTS[:4], FACTS[4:], method=method, epochs=1, lr=1e-3)
+    assert torch.equal(_params(model), before)
+    assert not torch.equal(_params(out), before)
+    assert torch.isfinite(_params(out)).all()
+
+
+def test_continual_with_fixed_and_moving_reference(model):
+    tasks = [FACTS[:2], FACTS[2:4]]
+    seen = []
+    moving = continual_unlearn(model, None, tasks, FACTS[4:], method="npo+gd", ref="previous",
+                               after_task=lambda i, m: seen.append(i))
+    fixed = continual_unlearn(model, None, tasks, FACTS[4:], method="npo+gd", ref="initial")
+    assert seen == [0, 1]
+    assert not torch.equal(_params(moving), _params(fixed))  # the reference matters from task 2 on
+
+
+def test_evaluation_report(model):
+    rows = [{k: v for k, v in r.items() if k != "task_id"} for r in FACTS]
+    rep = evaluate_unlearning(model, {"forget": rows[:3], "retain": rows[3:6]}, encoder=False)
+    for res in rep.sets.values():
+        assert set(res.metrics) >= {"rouge", "prob", "truth_ratio", "te", "es", "refusal"}
+        assert len(res.generations) == 3 and all(0 <= x <= 1 for x in res.items["te"])
+    assert 0 <= rep.sets["retain"].metrics["prob"] <= 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(method="gradient ascent"), "unknown method"),
+    (dict(beta=0.0), "beta"),
+    (dict(beta=-1.0), "beta"),
+    (dict(lr=float("nan")), "lr"),
+])
+def test_bad_arguments(model, kwargs, match):
+    with pytest.raises(UserError, match=match):
+        unlearn(model, None, FACTS[:2], FACTS[2:], **{"method": "ga+gd", **kwargs})
+
+
+def test_bad_sets(model):
+    with pytest.raises(UserError, match="forget set is empty"):
+        unlearn(model, None, [], FACTS, method="ga+gd")
+    with pytest.raises(UserError, match="missing key 'answer'"):
+        unlearn(model, None, [{"question": "q"}], FACTS, method="ga+gd")
+    with pytest.raises(UserError, match="retain set is empty"):
+        unlearn(model, None, FACTS, [], method="me+gd")
+    with pytest.raises(UserError, match="perturbed_answer"):
+        evaluate_unlearning(model, {"forget": [{"question": "q", "answer": "a"}]}, encoder=False)
+
+
+def _write(path, rows):
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_cli_pretrain_unlearn_eval_continual(tmp_path, iclr25_cli):
+    f = _write(tmp_path / "f.jsonl", FACTS[:4])
+    r = _write(tmp_path / "r.jsonl", FACTS[4:])
+    m, u, c = tmp_path / "m.pt", tmp_path / "u.pt", tmp_path / "c.pt"
+    code, out, err = iclr25_cli("llm_unlearning", "pretrain", "--train", f, "--vocab", r, "-o", m,
+                                "--epochs", 1, "--layers", 1, "--width", 16)
+    assert code == 0, err
+    code, out, err = iclr25_cli("llm_unlearning", "unlearn", "--model", m, "--forget", f, "--retain", r,
+                                "--method", "idk+ap", "-o", u, "--epochs", 1)
+    assert code == 0 and u.is_file(), err
+    code, out, err = iclr25_cli("llm_unlearning", "continual", "--model", m, "--forget", f, "--retain", r,
+                                "-o", c, "--epochs", 1)
+    assert code == 0 and "2 tasks" in out, err
+    code, out, err = iclr25_cli("llm_unlearning", "eval", "--model", u, "--forget", f, "--retain", r,
+                                "--json", tmp_path / "e.json", "--max-new-tokens", 8)
+    assert code == 0 and "MU" in out, err
+    assert "forget_rouge" in json.loads((tmp_path / "e.json").read_text())["summary"]
+
+
+@pytest.mark.parametrize("case, says", [("missing_key", "missing key 'answer'"), ("empty", "no records"),
+                                        ("method", "unknown method"), ("beta", "--beta"),
+                                        ("model", "not a TinyGPT")])
+def test_cli_bad_input_is_one_line_exit_2(tmp_path, iclr25_cli, case, says):
+    good = _write(tmp_path / "g.jsonl", FACTS[:2])
+    model_file = tmp_path / "m.pt"
+    model_file.write_bytes(b"not a model")
+    args = {"missing_key": ["--forget", _write(tmp_path / "b.jsonl", [{"question": "q"}])],
+            "empty": ["--forget", _write(tmp_path / "e.jsonl", [])],
+            "method": ["--forget", good, "--method", "magic"],
+            "beta": ["--forget", good, "--beta", 0],
+            "model": ["--forget", good]}[case]
+    code, out, err = iclr25_cli("llm_unlearning", "unlearn", "--model", model_file, "--retain", good,
+                                "-o", tmp_path / "o.pt", *args)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert says in err
