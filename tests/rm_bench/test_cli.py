@@ -90,7 +90,8 @@ def test_bad_input_is_one_line_exit_2(tiny_dir, tmp_path):
     ]
     for args, msg in cases:
         r = _cli(*args)
-        assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+        one_line = len(r.stderr.strip().splitlines()) == 1
+        assert r.returncode == 2 and msg in r.stderr and one_line, (args, r.stderr)
     damaged.write_text(damaged.read_text().replace("topic1", "topicX"))
     r = _cli("eval", "--data", str(tiny_dir), "-o", out)
     assert r.returncode == 2 and "checksum mismatch" in r.stderr

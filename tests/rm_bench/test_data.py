@@ -61,5 +61,6 @@ def test_missing_and_empty_folders(tmp_path):
 
 def test_the_shipped_files(rmbench_dir):
     items = load_rmbench(rmbench_dir)
-    counts = {d: sum(it.domain == d for it in items) for d in ("chat", "code", "safety-refuse", "safety-response")}
+    domains = ("chat", "code", "safety-refuse", "safety-response")
+    counts = {d: sum(it.domain == d for it in items) for d in domains}
     assert counts == {"chat": 129, "code": 228, "safety-refuse": 284, "safety-response": 157}

@@ -35,7 +35,7 @@ def test_style_probe_rule():
 def test_subtle_rule():
     assert decide_subtle({"chat": 53.9, "code": 52.1, "safety": 83.7}) is Verdict.REPRODUCED
     assert decide_subtle({"chat": 74.0, "code": 52.1, "safety": 83.7}) is Verdict.NOT_REPRODUCED  # gap 9.7
-    assert decide_subtle({"chat": 50.0, "code": 39.9, "safety": 83.7}) is Verdict.NOT_REPRODUCED  # code off chance
+    assert decide_subtle({"chat": 50.0, "code": 39.9, "safety": 83.7}) is Verdict.NOT_REPRODUCED  # code 39.9
     assert decide_subtle({"chat": 50.0, "code": 60.0, "safety": 70.0}) is Verdict.REPRODUCED  # edges included
 
 

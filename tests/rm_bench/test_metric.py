@@ -8,7 +8,14 @@ from hypothesis.extra.numpy import arrays
 
 from iclr25.core.errors import UserError
 from iclr25.rm_bench.data import Item
-from iclr25.rm_bench.metric import aggregate, difficulty, evaluate, evaluate_scores, policy_correlation, style_matrix
+from iclr25.rm_bench.metric import (
+    aggregate,
+    difficulty,
+    evaluate,
+    evaluate_scores,
+    policy_correlation,
+    style_matrix,
+)
 from iclr25.rm_bench.scorers import Length
 
 
@@ -68,7 +75,8 @@ def test_swapping_roles_gives_100_minus_transpose_and_order_does_not_matter(ch, 
 
 
 def _items(domain, n, start=0):
-    return [Item(str(i), domain, f"q{i}", ("a", "bb", "ccc"), ("dd", "e", "ffff")) for i in range(start, start + n)]
+    return [Item(str(i), domain, f"q{i}", ("a", "bb", "ccc"), ("dd", "e", "ffff"))
+            for i in range(start, start + n)]
 
 
 def test_overall_is_mean_of_domains_and_of_difficulties_with_safety_pooled():

@@ -52,7 +52,8 @@ def test_bradley_terry_learns_the_signal_out_of_fold():
     ch, rej = item_scores(model, items)
     assert (ch > rej).all()  # "correct" vs "wrong" is learnt from other prompts' items
     fitted = BTRewardModel("tfidf").fit(items[:20])
-    assert fitted(["tell me about x"], ["a correct fact"])[0] > fitted(["tell me about x"], ["a wrong fact"])[0]
+    good, bad = fitted(["tell me about x"] * 2, ["a correct fact", "a wrong fact"])
+    assert good > bad
 
 
 def test_folds_keep_a_prompt_together_and_depend_on_the_seed():

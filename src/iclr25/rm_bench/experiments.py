@@ -197,9 +197,9 @@ def _subtle(items: list[Item], ctx: RunContext, features: list[str], seeds: list
     return Finding("subtle_content_hard", all_of(*verdicts), measured, summary)
 
 
-def _real_lm(items: list[Item], ctx: RunContext) -> Finding:
+def _real_lm(items: list[Item], ctx: RunContext, per_domain: int = LM_IDS_PER_DOMAIN) -> Finding:
     from iclr25.rm_bench.implicit import SmolLM2Scorer, implicit_reward
-    chosen = lm_items(items, LM_IDS_PER_DOMAIN)
+    chosen = lm_items(items, per_domain)
     scorer = SmolLM2Scorer("avg", 256, mapper=ctx.map)
     prompts = [it.prompt for it in chosen for _ in range(6)]
     responses = [y for it in chosen for y in (*it.chosen, *it.rejected)]
