@@ -65,21 +65,19 @@ def test_npo_decreases_as_the_forget_answer_gets_less_likely():
 
 
 def test_ap_gradient_weight_is_sigmoid_of_beta_nll_gap():
-    """d L_AP / d NLL(y) = (1/B) sigma(beta (NLL(y) - NLL(y_idk))) per example (Eq. 5's adaptive weight)."""
+    """d L_AP / d logits = (1/B) sum_b sigma(beta (NLL(y_b) - NLL(y_idk_b))) d NLL(y_b) / d logits when only
+    the answer's logits move: Eq. 5's adaptive weight, read off ap_loss's own autograd gradient."""
     beta = 0.3
     logits, labels = _batch(4)
     idk_logits, idk_labels = _batch(5)
     logits.requires_grad_(True)
+    (got,) = torch.autograd.grad(ap_loss(logits, labels, idk_logits, idk_labels, beta), logits)
     nll_y, nll_idk = sequence_nll(logits, labels), sequence_nll(idk_logits, idk_labels)
-    nll_y.retain_grad()
-    # route the loss through the same NLL tensor to read its gradient
-    margin = nll_idk - nll_y
-    loss = -(1 / beta) * torch.nn.functional.logsigmoid(beta * margin).mean()
-    loss.backward()
-    want = torch.sigmoid(beta * (nll_y - nll_idk)).detach() / labels.shape[0]
-    assert torch.allclose(nll_y.grad, want, atol=1e-6)
-    got = ap_loss(logits, labels, idk_logits, idk_labels, beta)
-    assert float(loss) == pytest.approx(float(got), rel=1e-6)
+    w = torch.sigmoid(beta * (nll_y - nll_idk)).detach()
+    want = sum(w[b] / len(w) * torch.autograd.grad(nll_y[b], logits, retain_graph=True)[0]
+               for b in range(len(w)))
+    assert torch.allclose(got, want, atol=1e-6)
+    assert float(w.min()) > 0 and float(w.max()) < 1
 
 
 def test_me_matches_numpy_is_nonnegative_and_shift_invariant():

@@ -98,6 +98,7 @@ class World:
     real_authors: list[QA]
     world_facts: list[QA]
     retain_eval: list[QA] = field(default_factory=list)  # retain QA with perturbed answers
+    vocab_rows: list[QA] = field(default_factory=list)  # every text the tokenizer must know
 
     def forget(self, tasks: Sequence[int]) -> list[QA]:
         return [qa for t in tasks for qa in self.forget_tasks[t]]
@@ -129,4 +130,5 @@ def tofu_world(root: str | os.PathLike, tasks: Sequence[int], n_retain_authors: 
     if missing:
         raise UserError(f"forget01 has no task {missing[0]}")
     retain_eval = [retain_pert[r["question"]] for r in retain if r["question"] in retain_pert]
-    return World(forget_tasks, retain, ra, wf, retain_eval)
+    # one vocabulary for every choice of tasks: the retain-only model is then the same in every world
+    return World(forget_tasks, retain, ra, wf, retain_eval, vocab_rows=forget + retain_eval + ra + wf)

@@ -118,9 +118,7 @@ def _encoder():
 
 def _pretrained(world: World, pcfg: dict, with_forget: bool):
     from iclr25.llm_unlearning.model import PretrainConfig, pretrain
-    vocab = (world.forget(sorted(world.forget_tasks)) + world.retain_eval + world.real_authors
-             + world.world_facts)
-    return pretrain(world.training_qa(with_forget), PretrainConfig(**pcfg), vocab=vocab)
+    return pretrain(world.training_qa(with_forget), PretrainConfig(**pcfg), vocab=world.vocab_rows)
 
 
 def pretrain_job(job: dict) -> dict:
@@ -202,10 +200,11 @@ def _sizes(ctx: RunContext) -> dict:
                    pcfg=dict(n_layer=1, d_model=32, n_head=2, epochs=2, batch=32), epochs=1, forget_cap=8),
         quick=dict(tasks=[1], splits=[[1]], authors=10, n_real=40, n_eval=40, seeds=[3],
                    methods=[QUICK_METHODS], pcfg={}, epochs=5, forget_cap=None),
-        # full: every method x 3 seeds on {1}; the claims' five methods x 1 seed on {1-3}, {1-5} (CPU budget)
+        # full (CPU budget): on {1} the claims' five methods x 3 seeds and the other eight x 1 seed; on
+        # {1-3} and {1-5} the five methods x 1 seed
         full=dict(tasks=list(range(1, 11)), splits=[[1], [1, 2, 3], [1, 2, 3, 4, 5]], authors=10, n_real=40,
                   n_eval=40, seeds=[3, 1, 1], methods=[None, QUICK_METHODS, QUICK_METHODS], pcfg={}, epochs=5,
-                  forget_cap=None))
+                  forget_cap=None, extra_seeds=1))
 
 
 def run(profile: str, ctx: RunContext) -> list[Finding]:
@@ -232,7 +231,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
                  retain_tr=retain_model["forget_tr_raw"] if split == first else None,
                  key=dict(split=si, method=m, seed=s))
             for si, split in enumerate(sz["splits"]) for m in (sz["methods"][si] or METHODS)
-            for s in range(sz["seeds"][si])]
+            for s in range(sz["seeds"][si] if m in QUICK_METHODS else sz.get("extra_seeds", 1))]
     results = ctx.map(unlearn_job, jobs, "unlearning runs")
     common = dict(lr=lr, lr_trace=lr_trace, params=info[0]["params"], train_s_full=info[0]["train_s"],
                   initial_forget_rouge=initial["forget_rouge"], initial_retain_rouge=initial["retain_rouge"],
