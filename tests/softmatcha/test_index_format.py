@@ -147,11 +147,14 @@ def test_from_token_ids_matches_text_build(tiny_words, tiny_emb, tmp_path):
 
 
 def test_bytes_per_token_at_most_twelve(tiny_words, tiny_emb, tmp_path):
+    """12 B/token without the suffix array (v2's layout); <= 16 with it (issue 29's budget)."""
+    from iclr25.softmatcha.build import BuildConfig
     rng = np.random.default_rng(0)
     words = tiny_words
     lines = [" ".join(rng.choice(words, 30)) for _ in range(2000)]
-    idx = Index.from_lines(lines, tmp_path / "b", embeddings=tiny_emb)
+    idx = Index.from_lines(lines, tmp_path / "b", embeddings=tiny_emb, config=BuildConfig(suffix_array=None))
     assert idx.bytes_per_token() <= 12
+    assert Index.from_lines(lines, tmp_path / "sa", embeddings=tiny_emb).bytes_per_token() <= 16
 
 
 def test_persisted_vocabulary_map_equals_the_vocabulary(tiny_emb, tmp_path):

@@ -23,6 +23,7 @@ from iclr25.softmatcha.index import check_output
 from iclr25.softmatcha.index_format import FORMAT, SEP_TOKEN, VERSION, file_checksums, fsync_dir
 from iclr25.softmatcha.inputs import ReadStats
 from iclr25.softmatcha.publish import publish, staging
+from iclr25.softmatcha.suffix import DEFAULT_BACKEND, build_suffix_array
 from iclr25.softmatcha.tokenize import Tokenizer
 
 
@@ -31,6 +32,7 @@ class BuildConfig:
     lines_per_block: int = 16_384  # lines tokenized per block in pass 1
     sort_chunk: int = 1 << 23  # positions per counting-sort chunk in pass 2 (bounded memory)
     store_text: bool = True  # keep a copy of the lines for display (text.txt)
+    suffix_array: str | None = DEFAULT_BACKEND  # sa.bin for ranked variants (divsufsort/tokengrams; None: no)
 
 
 LOOKUP_WIDTH = 64  # bytes: longer tokens stay out of the persisted vocabulary map (looked up by a dict)
@@ -167,9 +169,16 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
             n_positions: int, n_tokens: int, n_lines: int, sources: list[dict[str, Any]],
             line_bytes: np.ndarray | None, stats: BuildStats, config: BuildConfig,
             t0: float) -> dict[str, Any]:
-    """Pass 2 + the small arrays + checksums + meta.json, then publish the folder atomically."""
+    """Pass 2 + the suffix array + the small arrays + checksums + meta.json, then publish the folder
+    atomically."""
     tokens = np.memmap(tmp / "tokens.bin", dtype=np.uint32, mode="r", shape=(n_positions,))
     indptr, pdtype = counting_sort(tokens, len(vocab), tmp / "postings.bin", config.sort_chunk)
+    sa_spec = None
+    if config.suffix_array:
+        sa = build_suffix_array(tokens, config.suffix_array, token_file=tmp / "tokens.bin")
+        _save(tmp / "sa.bin", sa)
+        sa_spec = {"dtype": sa.dtype.name, "shape": [n_positions]}
+        del sa
     del tokens
     emb_rows = embeddings.ids(vocab).astype(np.int32)
     emb_rows[0] = 0
@@ -183,6 +192,8 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
         "indptr": {"dtype": "int64", "shape": [len(vocab) + 1]},
         "emb_rows": {"dtype": "int32", "shape": [len(vocab)]},
     }
+    if sa_spec is not None:
+        arrays["sa"] = sa_spec
     if line_bytes is not None:
         _save(tmp / "line_bytes.bin", line_bytes)
         arrays["line_bytes"] = {"dtype": "uint64", "shape": [int(line_bytes.size)]}

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from iclr25.core.options import count
+from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS
+
 # One BLAS thread (the project convention): a multi-threaded gemv over ~1e4-1e5 types gains nothing and,
 # on a busy machine, waiting for a second thread cost 20-30 ms per query here. Set before numpy loads.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -39,7 +42,21 @@ Kwic = Annotated[bool, typer.Option("--kwic", help="key-word-in-context view: le
 Sort = Annotated[str, typer.Option("--sort", help="KWIC order: none, left or right (context)")]
 Width = Annotated[int, typer.Option("--width", min=0, max=MAX_WIDTH,
                                     help="KWIC context width in characters each side (0: none)")]
-Variants = Annotated[bool, typer.Option("--variants", help="table of distinct matched strings")]
+Variants = Annotated[bool, typer.Option("--variants", help="ranked table of the distinct matching strings "
+                                                           "with exact counts (suffix array): rank, count, "
+                                                           "score, edits, string")]
+TopK = Annotated[int, count("how many variants --variants lists (best first)", 100_000, flag="--top-k")]
+ScoreOpt = Annotated[str, typer.Option("--score", help="variant score: min (default) or product of the "
+                                                       "token similarities, times penalty^edits")]
+MaxInsert = Annotated[int, count("extra corpus tokens a match may contain between pattern tokens "
+                                 "(ranked path)", MAX_EDITS, low=0, flag="--max-insert")]
+MaxDelete = Annotated[int, count("pattern tokens a match may skip (ranked path; fewer than the pattern's)",
+                                 MAX_EDITS, low=0, flag="--max-delete")]
+Penalty = Annotated[float, typer.Option("--penalty", help="score factor per insertion or deletion, "
+                                                         "in (0, 1]")]
+Offset = Annotated[int, count("skip this many matches first (paging)", 10**12, low=0, flag="--offset")]
+Limit = Annotated[int | None, count("print at most this many matches (a page; with --offset)", 10**9,
+                                    flag="--limit")]
 MaxCount = Annotated[int | None, typer.Option("--max-count", "-m", help="stop after this many matches")]
 Color = Annotated[str, typer.Option("--color", help="auto, always or never")]
 Stats = Annotated[bool, typer.Option("--stats", help="print hits and search time to stderr")]
@@ -77,17 +94,14 @@ def _index_for(path: str, verify: str = "auto"):
 
 def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_matching: bool, count: bool,
           count_matches: bool, json_out: bool, kwic: bool, sort: str, width: int, variants: bool,
-          max_count: int | None, color: str, stats: bool, quiet: bool = False) -> None:
-    from iclr25.core.errors import UserError
-    if color not in ("auto", "always", "never"):
-        raise UserError(f"--color must be auto, always or never, got {color!r}")
-    if max_count is not None and max_count < 0:
-        raise UserError(f"--max-count must be >= 0, got {max_count}")
+          max_count: int | None, color: str, stats: bool, quiet: bool = False, offset: int = 0,
+          page: int | None = None) -> None:
+    hi = _highlighter(color, max_count)
     for w in res.warnings:
         typer.echo(f"iclr25: warning: {w}", err=True)
-    use_color = color == "always" or (color == "auto" and sys.stdout.isatty())
-    hi = (lambda s: f"\x1b[1;31m{s}\x1b[0m") if use_color else (lambda s: s)
     limit = res.count if max_count is None else min(max_count, res.count)
+    if page is not None:
+        limit = min(limit, offset + page)
     out = sys.stdout
     if quiet:
         pass
@@ -98,20 +112,15 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
             # first call imports numpy.ma, a third of a CLI call)
             lines = res.line_indices()[:limit]
             out.write(f"{int(lines.size and 1 + (lines[1:] != lines[:-1]).sum())}\n")
-    elif variants:
-        rows = res.variants()
-        out.write(f"{'rank':>4}  {'count':>7}  {'min':>5}  {'mean':>5}  string\n")
-        for i, v in enumerate(rows, 1):
-            out.write(f"{i:>4}  {v.count:>7}  {v.min_score:5.3f}  {v.mean_score:5.3f}  {v.string}\n")
     elif kwic:
-        for line in res.kwic(width=width, sort=sort, limit=limit):
+        for line in res.kwic(width=width, sort=sort, limit=limit)[offset:]:
             out.write(line + "\n")
     elif json_out:
         import json
-        for m in res[:limit]:
+        for m in res[offset:limit]:
             out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
     else:
-        ms = res[:limit]
+        ms = res[offset:limit]
         i = 0
         while i < len(ms):
             m = ms[i]
@@ -137,6 +146,98 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
     if stats:
         typer.echo(f"{res.count} hits in {res.seconds * 1000:.1f} ms", err=True)
     raise typer.Exit(0 if limit > 0 else 1)
+
+
+def _highlighter(color: str, max_count: int | None):
+    from iclr25.core.errors import UserError
+    if color not in ("auto", "always", "never"):
+        raise UserError(f"--color must be auto, always or never, got {color!r}")
+    if max_count is not None and max_count < 0:
+        raise UserError(f"--max-count must be >= 0, got {max_count}")
+    use_color = color == "always" or (color == "auto" and sys.stdout.isatty())
+    return (lambda s: f"\x1b[1;31m{s}\x1b[0m") if use_color else (lambda s: s)
+
+
+def _is_ranked(idx, pattern: str, variants: bool, max_insert: int, max_delete: int) -> bool:
+    """Variants, edits and wildcards are answered from the suffix array (ranked order)."""
+    return bool(variants or max_insert or max_delete
+                or WILDCARDS.intersection(idx.tokenizer.tokenize(pattern)))
+
+
+def _emit_ranked(idx, pattern: str, threshold: str | None, *, variants: bool, top_k: int, score: str,
+                 max_insert: int, max_delete: int, penalty: float, offset: int, page: int | None,
+                 max_count: int | None, line_number: bool, with_filename: bool, only_matching: bool,
+                 count: bool, count_matches: bool, json_out: bool, kwic: bool, color: str, stats: bool,
+                 quiet: bool) -> None:
+    """The ranked path: `--variants` prints Rank | Count | Score | Edits | String; otherwise the
+    occurrences in rank order (variant by variant), paged by --offset/--limit (and -m)."""
+    import time
+
+    from iclr25.core.errors import UserError
+    from iclr25.core.options import finite
+    from iclr25.softmatcha.variants import VariantConfig
+    hi = _highlighter(color, max_count)
+    if kwic:
+        raise UserError("--kwic lists plain searches: drop --variants, --max-insert/--max-delete and "
+                        "wildcards")
+    t0 = time.perf_counter()
+    cfg = VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete,
+                        penalty=finite(penalty, "--penalty", 0.0, 1.0, low_open=True))
+    thr = _thresholds(threshold)
+    _, warns = idx.elements(pattern, thr)
+    for w in warns:
+        typer.echo(f"iclr25: warning: {w}", err=True)
+    out = sys.stdout
+    if variants or count or count_matches:
+        from itertools import islice
+        it = idx.iter_variants(pattern, thr, cfg)
+        rows = list(islice(it, top_k)) if variants else list(it)
+        found = sum(v.count for v in rows)
+        if quiet:
+            pass
+        elif variants:
+            out.write(f"{'rank':>4}  {'count':>8}  {'score':>6}  {'edits':>5}  string\n")
+            for i, v in enumerate(rows, 1):
+                out.write(f"{i:>4}  {v.count:>8}  {v.score:6.4f}  {f'+{v.inserted}/-{v.deleted}':>5}  "
+                          f"{v.string}\n")
+        elif count_matches:
+            out.write(f"{found if max_count is None else min(found, max_count)}\n")
+        else:
+            import numpy as np
+            ranges = idx.suffix_ranges
+            pos = np.concatenate([ranges.positions(*v.sa_range) for v in rows] or [np.empty(0, np.int64)])
+            out.write(f"{np.unique(np.searchsorted(idx.line_starts, pos, side='right')).size}\n")
+    else:
+        stop = None if max_count is None else max_count
+        size = page if page is not None else stop
+        if stop is not None and size is not None:
+            size = max(0, min(size, stop - offset))
+        found, at, step = 0, offset, 4096
+        while size is None or found < size:
+            want = step if size is None else min(step, size - found)
+            if want <= 0:
+                break
+            pg = idx.occurrences(pattern, thr, offset=at, limit=want, config=cfg)
+            for m in pg.matches:
+                if quiet:
+                    continue
+                prefix = (f"{m.source}:" if with_filename else "") + (f"{m.line}:" if line_number else "")
+                if json_out:
+                    import json
+                    out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
+                elif only_matching:
+                    out.write(prefix + hi(m.matched_text) + "\n")
+                else:
+                    a, b = m.char_span
+                    out.write(prefix + m.text[:a] + hi(m.text[a:b]) + m.text[b:] + "\n")
+            found += len(pg.matches)
+            at += len(pg.matches)
+            if not pg.more:
+                break
+    out.flush()
+    if stats:
+        typer.echo(f"{found} hits in {(time.perf_counter() - t0) * 1000:.1f} ms (ranked)", err=True)
+    raise typer.Exit(0 if found > 0 else 1)
 
 
 @app.command()
@@ -174,14 +275,24 @@ def search(
     only_matching: OnlyMatching = False, count: Count = False, count_matches: CountMatches = False,
     json_out: Json = False, kwic: Kwic = False, sort: Sort = "none", width: Width = 40,
     variants: Variants = False, max_count: MaxCount = None, color: Color = "auto", stats: Stats = False,
-    quiet: Quiet = False,
+    quiet: Quiet = False, top_k: TopK = 20, score: ScoreOpt = "min", max_insert: MaxInsert = 0,
+    max_delete: MaxDelete = 0, penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None,
 ) -> None:
-    """Search an index for PATTERN: every window whose tokens are each close enough to the pattern's."""
+    """Search an index for PATTERN: every window whose tokens are each close enough to the pattern's.
+    `*` or `_` in PATTERN match any one token; with --variants, --max-insert/--max-delete or a wildcard
+    the answer comes from the suffix array, best-scoring variant first."""
     idx = _index_for(index_path)
+    if _is_ranked(idx, pattern, variants, max_insert, max_delete):
+        _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
+                     max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset, page=limit,
+                     max_count=max_count, line_number=line_number, with_filename=with_filename,
+                     only_matching=only_matching, count=count, count_matches=count_matches,
+                     json_out=json_out, kwic=kwic, color=color, stats=stats, quiet=quiet)
     res = idx.search(pattern, _thresholds(threshold), warn=False)
     _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
           count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
-          variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet)
+          variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet, offset=offset,
+          page=limit)
 
 
 @app.command()
@@ -195,21 +306,32 @@ def grep(
     quiet: Quiet = False,
     emb: Annotated[str, typer.Option("--emb", help="embeddings name or word2vec text file")] = "glove-6b-50d",
     tokenizer: TokenizerOpt = "glove", hidden: Hidden = False, binary: Binary = False,
+    top_k: TopK = 20, score: ScoreOpt = "min", max_insert: MaxInsert = 0, max_delete: MaxDelete = 0,
+    penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None,
 ) -> None:
-    """Soft grep without an index (scans every window; fine for files up to a few million tokens)."""
+    """Soft grep without an index (scans every window; fine for files up to a few million tokens).
+    Wildcards, --variants and --max-insert/--max-delete build an in-memory suffix array (see search)."""
     import warnings
 
-    from iclr25.softmatcha.scan import soft_grep
+    from iclr25.softmatcha.scan import memory_corpus
+    thr = _thresholds(threshold)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = soft_grep(pattern, files=files, embeddings=emb, threshold=_thresholds(threshold),
-                        tokenizer=tokenizer, hidden=hidden, binary=binary)
-    for w in res.index.read_warnings:
+        idx = memory_corpus(files, embeddings=emb, tokenizer=tokenizer, hidden=hidden, binary=binary)
+    for w in idx.read_warnings:
         typer.echo(f"iclr25: warning: {w}", err=True)
-    _emit(res, line_number=line_number, with_filename=with_filename or len(res.index.meta["sources"]) > 1,
-          only_matching=only_matching, count=count, count_matches=count_matches, json_out=json_out,
-          kwic=kwic, sort=sort, width=width, variants=variants, max_count=max_count, color=color, stats=stats,
-          quiet=quiet)
+    with_filename = with_filename or len(idx.meta["sources"]) > 1
+    if _is_ranked(idx, pattern, variants, max_insert, max_delete):
+        _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
+                     max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset, page=limit,
+                     max_count=max_count, line_number=line_number, with_filename=with_filename,
+                     only_matching=only_matching, count=count, count_matches=count_matches,
+                     json_out=json_out, kwic=kwic, color=color, stats=stats, quiet=quiet)
+    res = idx.search(pattern, thr, warn=False)
+    _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
+          count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
+          variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet, offset=offset,
+          page=limit)
 
 
 @app.command()

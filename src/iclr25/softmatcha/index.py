@@ -9,7 +9,7 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +21,7 @@ from iclr25.core.errors import UserError
 from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, WordLookup, load_embeddings
 from iclr25.softmatcha.index_format import auto_level, open_array, read_meta, verify_files
 from iclr25.softmatcha.inputs import expand_files, read_lines
-from iclr25.softmatcha.results import Match, SearchResult
+from iclr25.softmatcha.results import Match, OccurrencePage, SearchResult
 from iclr25.softmatcha.search import (
     SEP,
     Slot,
@@ -31,7 +31,18 @@ from iclr25.softmatcha.search import (
     slot_from_list,
     soft_scores,
 )
+from iclr25.softmatcha.suffix import SuffixRanges
 from iclr25.softmatcha.tokenize import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from iclr25.softmatcha.variants import (
+    WILDCARDS,
+    Element,
+    RankedVariant,
+    VariantConfig,
+    check_config,
+    page_occurrences,
+    ranked_variants,
+    top_k,
+)
 
 if TYPE_CHECKING:  # the build path is imported only when building (a search call stays lean)
     from iclr25.softmatcha.build import BuildConfig
@@ -155,6 +166,10 @@ class SoftSets:
         """Step 1: the soft set of every pattern token (and warnings for OOV tokens)."""
         toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
         alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
+        return self.slots_of(toks, alphas)
+
+    def slots_of(self, toks: Sequence[str], alphas: Sequence[float]) -> tuple[list[Slot], list[str]]:
+        """Step 1 for already tokenized pattern tokens with one checked alpha each."""
         warns: list[str] = []
         tids = self.type_ids(toks)
         rows = [int(self.emb_rows[t]) if t is not None else self.embeddings.id(tok)
@@ -340,6 +355,94 @@ class Index(SoftSets):
         files = self.meta["files"]
         total = sum(f["bytes"] for name, f in files.items() if include_text or name != "text.txt")
         return total / max(self.n_tokens, 1)
+
+    # ---- ranked variants on the suffix array (issue 29) ------------------------------------------
+    @cached_property
+    def suffix_array(self) -> np.ndarray:
+        """SA over the forward array: sa.bin of a v3 index, else built in memory once per open index
+        (older indexes load unchanged; rebuild them with `index --force` to store it)."""
+        if "sa" in self.meta.get("arrays", {}):
+            return open_array(self.path, "sa", self.meta)
+        from iclr25.softmatcha.suffix import build_suffix_array
+        return build_suffix_array(np.asarray(self.tokens))
+
+    @cached_property
+    def suffix_ranges(self) -> SuffixRanges:
+        return SuffixRanges(self.tokens, self.suffix_array, self.indptr)
+
+    def elements(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
+                 ) -> tuple[list[Element], list[str]]:
+        """The pattern as soft sets and wildcards (`*`, `_`: any one token), with OOV warnings."""
+        toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
+        alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
+        words = [(t, a) for t, a in zip(toks, alphas, strict=True) if t not in WILDCARDS]
+        if not words:
+            raise UserError("the pattern has only wildcards; give at least one word")
+        slots, warns = self.slots_of([t for t, _ in words], [a for _, a in words])
+        it = iter(slots)
+        out = []
+        for t in toks:
+            if t in WILDCARDS:
+                out.append(Element(t, np.empty(0, np.int64), np.empty(0), wildcard=True))
+                continue
+            s = next(it)
+            ids = np.sort(np.asarray(s.ids, dtype=np.int64))
+            out.append(Element(t, ids, s.scores[ids].astype(np.float64)))
+        return out, warns
+
+    def iter_variants(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
+                      config: VariantConfig | None = None) -> Iterator[RankedVariant]:
+        """Every variant of `pattern`, best first (lazy: stop reading to stop the search)."""
+        els, _ = self.elements(pattern, threshold)
+        cfg = config or VariantConfig()
+        check_config(cfg, els)
+        return ranked_variants(self.suffix_ranges, els, cfg, self.vocab)
+
+    def variants(self, pattern: str | Sequence[str], threshold: Thresholds | None = None, k: int | None = 20,
+                 *, score: str = "min", max_insert: int = 0, max_delete: int = 0,
+                 penalty: float = 0.9) -> list[RankedVariant]:
+        """The top-k distinct matching strings with their exact counts (k None: all), ranked by score
+        (`score`: "min" or "product" of the token similarities, times penalty^edits), then count, then
+        string. Wildcards `*`/`_` match any one token; up to `max_insert` extra corpus tokens and
+        `max_delete` skipped pattern tokens (see `variants.py`).
+
+        >>> import numpy as np, tempfile
+        >>> emb = Embeddings.from_arrays(["king", "queen", "of", "israel"],
+        ...                              np.array([[1, 0, 0], [.9, .1, 0], [0, 1, 0], [0, 0, 1]]))
+        >>> idx = Index.from_lines(["the king of israel", "the queen of israel", "a king of israel"],
+        ...                        tempfile.mkdtemp() + "/i", embeddings=emb)
+        >>> [(v.string, v.count) for v in idx.variants("king of israel", 0.9)]
+        [('king of israel', 2), ('queen of israel', 1)]
+        """
+        if k is not None and (isinstance(k, bool) or k <= 0):
+            raise UserError(f"k must be a positive number of variants, got {k}")
+        cfg = VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete, penalty=penalty)
+        return top_k(self.iter_variants(pattern, threshold, cfg), k)
+
+    def occurrences(self, pattern: str | Sequence[str], threshold: Thresholds | None = None, offset: int = 0,
+                    limit: int = 50, config: VariantConfig | None = None) -> OccurrencePage:
+        """One page of occurrences in variant rank order (within a variant: by the text that follows), at
+        O(variants before the page + page) cost, not O(all hits). `Match.scores` holds the variant's
+        score once per matched token."""
+        if offset < 0 or limit <= 0:
+            raise UserError(f"offset must be >= 0 and limit > 0, got offset {offset}, limit {limit}")
+        t0 = time.perf_counter()
+        pairs, more = page_occurrences(self.suffix_ranges, self.iter_variants(pattern, threshold, config),
+                                       offset, limit)
+        matches = [self._match_at(p, len(v.type_ids), v.score) for v, p in pairs]
+        return OccurrencePage(matches, offset, more, time.perf_counter() - t0)
+
+    def _match_at(self, pos: int, m: int, score: float) -> Match:
+        ls = self.line_starts
+        k = int(np.searchsorted(ls, pos, side="right")) - 1
+        src = self.meta["sources"][int(np.searchsorted(self._first_lines, k, side="right")) - 1]
+        text = self.line_text(k)
+        spans = self._line_spans(k, text)
+        j = pos - int(ls[k]) - 1
+        cs = (spans[j][0], spans[j + m - 1][1]) if j + m <= len(spans) else (0, 0)
+        row = np.asarray(self.tokens[pos:pos + m])
+        return Match(src["name"], k - src["first_line"] + 1, (j, j + m), cs,
+                     tuple(self.vocab[int(t)] for t in row), (round(float(score), 6),) * m, text, pos)
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,

@@ -10,12 +10,16 @@ load; meta.json (written last) describes them.
     vocab.txt       n_types lines        type strings; type 0 is the line separator
     line_bytes.bin  uint64[n_lines + 1]  byte offset of each line in text.txt (absent without text)
     text.txt        the corpus lines (UTF-8, invalid bytes replaced), one per line, for display
+    sa.bin          uint32|uint64[n_positions]  suffix array of tokens.bin (v3, optional): positions sorted by
+                    the token ids that follow them; ranked variants and their counts (suffix.py)
     lookup_keys.npy the types' UTF-8 bytes sorted (types over 64 bytes left out); lookup_rows.npy their
                     type ids: a token -> type id map read by binary search (v2; v1 builds a dict)
 
-Versions: 1 recorded a SHA-256 per file only, so loading it hashed every file (slow). Version 2 (this
-build) adds a CRC-32 of each whole file and of its first MiB, the `tokenizer` names of the GloVe-
-compatible default, and the persisted vocabulary map. Both versions load.
+Versions: 1 recorded a SHA-256 per file only, so loading it hashed every file (slow). Version 2 adds a
+CRC-32 of each whole file and of its first MiB, the `tokenizer` names of the GloVe-compatible default, and
+the persisted vocabulary map. Version 3 (this build) adds the optional suffix
+array sa.bin (+4 B/token below 2^32 positions). All three load; an index without sa.bin builds its suffix
+array in memory on the first ranked query.
 
 Verification levels, one path for the CLI and the web app (`verify_files`):
     size  every file's size (and that each array fits its file)
@@ -42,10 +46,10 @@ import numpy as np
 from iclr25.core.errors import UserError
 
 FORMAT = "iclr25-softmatcha-index"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 SEP_TOKEN = "\x00sep"  # type 0; cannot come out of a tokenizer
-ARRAYS = ("tokens", "postings", "indptr", "emb_rows", "line_bytes")
+ARRAYS = ("tokens", "postings", "indptr", "emb_rows", "line_bytes", "sa")
 HEAD_BYTES = 1 << 20
 CRC_ALL_BELOW = 64 * 2**20  # "auto": CRC-32 of every file up to this total size, of each head above
 SHA_ALL_BELOW_V1 = 256 * 2**20  # "auto" for version-1 indexes (no CRC recorded): SHA-256 up to this
@@ -165,7 +169,8 @@ def _check_meta(path: Path, meta: dict[str, Any]) -> None:
     shapes = {k: v["shape"][0] for k, v in meta["arrays"].items()}
     if (shapes["tokens"] != n_pos or shapes["postings"] != n_pos or shapes["indptr"] != n_types + 1
             or shapes["emb_rows"] != n_types
-            or (meta["has_text"] and shapes["line_bytes"] != meta["n_lines"] + 1)):
+            or (meta["has_text"] and shapes["line_bytes"] != meta["n_lines"] + 1)
+            or shapes.get("sa", n_pos) != n_pos):
         raise bad("array shapes disagree with its counts")
 
 

@@ -211,3 +211,13 @@ class SearchResult(Sequence[Match]):
     def __repr__(self) -> str:
         return (f"SearchResult({' '.join(self.pattern)!r}, count={self.count}, "
                 f"seconds={self.seconds:.4f})")
+
+
+@dataclass(frozen=True)
+class OccurrencePage:
+    """One page of occurrences from the ranked path (`Index.occurrences`): `more` says whether any follow."""
+
+    matches: list[Match]
+    offset: int
+    more: bool
+    seconds: float

@@ -70,6 +70,11 @@ class MemoryCorpus(Index):
     def frequencies(self) -> np.ndarray:
         return np.bincount(self.tokens, minlength=len(self._vocab))
 
+    @cached_property
+    def indptr(self) -> np.ndarray:
+        """CSR pointers of the (absent) postings: where each type's suffixes start in the suffix array."""
+        return np.r_[0, np.cumsum(self.frequencies)].astype(np.int64)
+
     def line_text(self, k: int) -> str:
         return self._lines[k]
 
@@ -120,8 +125,15 @@ def soft_grep(pattern: str | Sequence[str], files: Files | None = None, *, lines
     ...                                      threshold=[1.0, 0.9])]
     ['a dog', 'A Cat']
     """
+    return memory_corpus(files, lines=lines, embeddings=embeddings, tokenizer=tokenizer, hidden=hidden,
+                         binary=binary).search(pattern, threshold)
+
+
+def memory_corpus(files: Files | None = None, *, lines: Iterable[str] | None = None,
+                  embeddings: Embeddings | str | None = None, tokenizer: str = "glove", hidden: bool = False,
+                  binary: bool = False) -> MemoryCorpus:
+    """The in-memory corpus `soft_grep` searches (its `variants` build a suffix array in memory)."""
     sources, read = _read_sources(files, lines, hidden, binary)
-    corpus = MemoryCorpus(sources, _resolve_embeddings(embeddings), tokenizer, read=read)
-    return corpus.search(pattern, threshold)
+    return MemoryCorpus(sources, _resolve_embeddings(embeddings), tokenizer, read=read)
 
 
