@@ -144,3 +144,21 @@ def test_bad_query_shows_an_error_not_a_crash(server, page):
     page.click("#sm-go")
     page.wait_for_function("document.getElementById('sm-status').textContent.startsWith('error')")
     assert "threshold" in page.inner_text("#sm-status")
+
+
+def test_ranked_variants_and_edits_on_the_page(server, page):
+    """Issue 29: the variants table is the ranked suffix-array table; insertions widen the matches."""
+    url, idx = server
+    page.goto(url + "/softmatcha?index=demo&pattern=king+israel&threshold=0.8")
+    page.wait_for_function("document.body.dataset.alpha === '0.8'")
+    assert _count(page) == idx.count("king israel", 0.8)
+    page.fill("#sm-ins", "1")
+    page.click("#sm-go")
+    page.wait_for_function("location.search.includes('max_insert=1')")
+    page.wait_for_function("document.querySelector('#sm-variants tbody tr td:nth-child(5)') !== null")
+    want = idx.variants("king israel", 0.8, 50, max_insert=1)
+    rows = page.locator("#sm-variants tbody tr")
+    assert rows.count() == len(want)
+    assert [r.inner_text().split("\t")[1:3] for r in rows.all()] == [[v.string, str(v.count)] for v in want]
+    assert _count(page) == sum(v.count for v in idx.variants("king israel", 0.8, None, max_insert=1))
+    assert any("+1/-0" in r.inner_text() for r in rows.all())

@@ -15,19 +15,22 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import itertools
 import json
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 
 from iclr25.core.errors import UserError
+from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS
 
 router = APIRouter(tags=["softmatcha"])
 
@@ -44,6 +47,7 @@ HEAVY_CANDIDATES = 100_000  # above this a query is broad: it runs in the one-at
 MAX_HEAVY_WAITING = 2  # broad queries queued behind the running one; more are refused with 429
 HEAVY_WAIT_SECONDS = 30.0
 MAX_VARIANTS = 50
+MAX_RANKED = 1000  # variants per /variants call
 MAX_OPEN_INDEXES = 4
 INDEX_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -193,6 +197,13 @@ ThresholdsQ = Annotated[str | None, Query(max_length=400, description="optional 
                                          "comma-separated (`1,0.7,0.7`); overrides `threshold`")]
 
 
+MaxInsertQ = Annotated[int, Query(ge=0, le=MAX_EDITS, description="extra corpus tokens a match may contain "
+                                  "between pattern tokens (each lowers the score by the penalty 0.9)")]
+MaxDeleteQ = Annotated[int, Query(ge=0, le=MAX_EDITS, description="pattern tokens a match may skip")]
+ScoreQ = Annotated[Literal["min", "product"], Query(description="variant score: min or product of the "
+                                                                "token similarities")]
+
+
 def parse_thresholds(threshold: float, thresholds: str | None) -> float | list[float]:
     if thresholds is None or not thresholds.strip():
         return threshold
@@ -275,6 +286,29 @@ def lane(idx: Any, pattern: str, alphas: float | list[float]) -> contextlib.Abst
     return _HEAVY.slot() if bound > HEAVY_CANDIDATES else contextlib.nullcontext()
 
 
+def is_ranked(idx: Any, pattern: str, max_insert: int, max_delete: int) -> bool:
+    """Edits and wildcards are answered from the suffix array (occurrences in variant rank order)."""
+    return bool(max_insert or max_delete or WILDCARDS.intersection(idx.tokenizer.tokenize(pattern)))
+
+
+def ranked_lane(idx: Any, pattern: str) -> contextlib.AbstractContextManager:
+    """Ranked queries (variants, edits, wildcards): the pattern's size is checked, and they run in the
+    one-at-a-time lane (their cost follows the variants, bounded by VariantConfig.max_states)."""
+    if not hasattr(idx, "iter_variants"):
+        raise HTTPException(422, "ranked variants and edits need a single (unsharded) index")
+    toks = idx.tokenizer.tokenize(pattern)
+    if len(toks) > MAX_PATTERN_TOKENS:
+        raise HTTPException(422, f"pattern has {len(toks)} tokens; the limit here is {MAX_PATTERN_TOKENS}")
+    return _HEAVY.slot()
+
+
+def run_variants(idx: Any, pattern: str, alphas: float | list[float], cfg: Any) -> Iterator[Any]:
+    try:
+        return idx.iter_variants(pattern, alphas, cfg)
+    except UserError as e:
+        raise HTTPException(422, str(e)) from None
+
+
 def run_search(idx: Any, pattern: str, alphas: float | list[float]) -> Any:
     try:
         return idx.search(pattern, alphas, warn=False)
@@ -318,7 +352,7 @@ def page(request: Request) -> Response:
     templates = paper_templates(TEMPLATES_DIR)
     return templates.TemplateResponse(request, "softmatcha.html", {
         "indexes": list_indexes(root), "root": str(root), "max_page": MAX_PAGE, "page": DEFAULT_PAGE,
-        "max_pattern": MAX_PATTERN_CHARS, "static": False})
+        "max_pattern": MAX_PATTERN_CHARS, "max_edits": MAX_EDITS, "static": False})
 
 
 @router.get("/softmatcha/static/{name}", include_in_schema=False)
@@ -344,11 +378,17 @@ def api_search(
     context: Annotated[int, Query(ge=0, le=MAX_CONTEXT, description="characters of context each side")] = 60,
     variants: Annotated[bool, Query(description="include the variants table (distinct matched "
                                                 "strings)")] = True,
+    max_insert: MaxInsertQ = 0, max_delete: MaxDeleteQ = 0, score: ScoreQ = "min",
 ) -> dict[str, Any]:
     """All matches of `pattern` (complete enumeration, corpus order); returns the count, the search time,
-    one page of hits as KWIC rows (left | key | right) and, optionally, the variants table."""
+    one page of hits as KWIC rows (left | key | right) and, optionally, the variants table. With edits
+    (`max_insert`, `max_delete`) or wildcards (`*`, `_`) the hits come from the suffix array instead, in
+    variant rank order, and the page costs O(variants before it + page)."""
     idx = open_index(request, index)
     alphas = parse_thresholds(threshold, thresholds)
+    if is_ranked(idx, pattern, max_insert, max_delete):
+        return _ranked_search(idx, index, pattern, alphas, offset, limit, context,
+                              variant_config(score, max_insert, max_delete), variants)
     with lane(idx, pattern, alphas):
         res = run_search(idx, pattern, alphas)
         page_hits = res[offset:offset + limit] if offset < res.count else []
@@ -362,6 +402,51 @@ def api_search(
             out["variants"] = [{"string": v.string, "count": v.count, "min_score": round(v.min_score, 4),
                                 "mean_score": round(v.mean_score, 4)} for v in res.variants(MAX_VARIANTS)]
     return out
+
+
+def _ranked_search(idx: Any, index: str, pattern: str, alphas: float | list[float], offset: int, limit: int,
+                   context: int, cfg: Any, variants: bool) -> dict[str, Any]:
+    from iclr25.softmatcha.variants import page_occurrences
+    t0 = time.perf_counter()
+    with ranked_lane(idx, pattern):
+        ranked = list(run_variants(idx, pattern, alphas, cfg))
+        pairs, more = page_occurrences(idx.suffix_ranges, iter(ranked), offset, limit)
+        hits = [idx._match_at(p, len(v.type_ids), v.score) for v, p in pairs]
+    count = sum(v.count for v in ranked)
+    out: dict[str, Any] = {
+        "index": index, "pattern": idx.tokenizer.tokenize(pattern), "thresholds": alphas, "count": count,
+        "seconds": time.perf_counter() - t0, "offset": offset, "limit": limit,
+        "next_offset": offset + limit if more else None, "warnings": [], "ranked": True,
+        "hits": [hit_json(m, context, source_root(idx)) for m in hits]}
+    if variants:
+        out["variants"] = [dict(v.to_dict(), rank=i) for i, v in enumerate(ranked[:MAX_VARIANTS], 1)]
+    return out
+
+
+def variant_config(score: str, max_insert: int, max_delete: int) -> Any:
+    from iclr25.softmatcha.variants import VariantConfig
+    return VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete)
+
+
+@router.get("/api/softmatcha/variants", summary="Ranked variants with exact counts (suffix array)")
+def api_variants(
+    request: Request, index: IndexQ, pattern: PatternQ, threshold: ThresholdQ = 0.8,
+    thresholds: ThresholdsQ = None,
+    k: Annotated[int, Query(ge=1, le=MAX_RANKED, description="how many variants, best first")] = 20,
+    max_insert: MaxInsertQ = 0, max_delete: MaxDeleteQ = 0, score: ScoreQ = "min",
+) -> dict[str, Any]:
+    """The top-k distinct matching strings (Rank | Score | #Match | String, SoftMatcha 2's table), ranked
+    by score (min or product of the token similarities, times 0.9 per edit), then count; counts are exact
+    (suffix-array ranges). `*` and `_` in the pattern match any one token."""
+    idx = open_index(request, index)
+    alphas = parse_thresholds(threshold, thresholds)
+    t0 = time.perf_counter()
+    with ranked_lane(idx, pattern):
+        top = list(itertools.islice(run_variants(idx, pattern, alphas, variant_config(score, max_insert,
+                                                                                      max_delete)), k))
+    return {"index": index, "pattern": idx.tokenizer.tokenize(pattern), "k": k, "score": score,
+            "max_insert": max_insert, "max_delete": max_delete, "seconds": time.perf_counter() - t0,
+            "variants": [dict(v.to_dict(), rank=i) for i, v in enumerate(top, 1)]}
 
 
 @router.get("/api/softmatcha/download", summary="All hits as JSON or CSV (streamed)")

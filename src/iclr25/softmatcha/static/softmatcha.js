@@ -18,6 +18,11 @@
     const per = $("sm-alphas").value.trim();
     if (per) p.set("thresholds", per);
     p.set("limit", $("sm-limit").value || "50");
+    for (const [key, id] of [["max_insert", "sm-ins"], ["max_delete", "sm-del"]]) {
+      const v = $(id).value.trim();
+      if (v && v !== "0") p.set(key, v);
+    }
+    if ($("sm-score").value !== "min") p.set("score", $("sm-score").value);
     return p;
   }
 
@@ -53,16 +58,33 @@
     vbody.textContent = "";
     (vs || []).forEach((v, i) => {
       const tr = document.createElement("tr");
-      cell(tr, String(i + 1)); cell(tr, v.string); cell(tr, String(v.count));
-      cell(tr, v.min_score.toFixed(3)); cell(tr, v.mean_score.toFixed(3));
+      cell(tr, String(v.rank)); cell(tr, v.string); cell(tr, String(v.count));
+      cell(tr, v.score.toFixed(3)); cell(tr, v.inserted || v.deleted ? "+" + v.inserted + "/-" + v.deleted : "");
       vbody.appendChild(tr);
     });
+  }
+
+  async function getJSON(url) {
+    const r = await fetch(url);
+    const body = await r.json();
+    if (!r.ok) {
+      const d = body.detail;
+      throw new Error(typeof d === "string" ? d : (d && d[0] && d[0].msg) || r.statusText);
+    }
+    return body;
+  }
+
+  function fetchVariants(p) {  // the ranked table (suffix array): best score first, exact counts
+    const q = new URLSearchParams(p);
+    q.delete("limit");
+    q.set("k", "50");
+    return getJSON("/api/softmatcha/variants?" + q.toString());
   }
 
   async function fetchPage(p, offset) {
     const q = new URLSearchParams(p);
     q.set("offset", String(offset));
-    if (offset > 0) q.set("variants", "false");
+    q.set("variants", "false");
     const r = await fetch("/api/softmatcha/search?" + q.toString());
     const body = await r.json();
     if (!r.ok) {
@@ -87,11 +109,11 @@
     const my = ++seq;
     status.textContent = "searching…";
     try {
-      const body = await fetchPage(p, 0);
+      const [body, ranked] = await Promise.all([fetchPage(p, 0), fetchVariants(p)]);
       if (my !== seq) return;
       tbody.textContent = "";
       addHits(body.hits);
-      showVariants(body.variants);
+      showVariants(ranked.variants);
       $("sm-count").textContent = body.count.toLocaleString("en-US");
       $("sm-time").textContent = (body.seconds * 1000).toFixed(1) + " ms";
       $("sm-summary").hidden = false;
@@ -140,7 +162,8 @@
 
   // A shared link (?index=..&pattern=..&threshold=..) fills the form and runs its search.
   const q = new URLSearchParams(location.search);
-  const fill = { index: "sm-index", pattern: "sm-pattern", thresholds: "sm-alphas", limit: "sm-limit" };
+  const fill = { index: "sm-index", pattern: "sm-pattern", thresholds: "sm-alphas", limit: "sm-limit",
+                  max_insert: "sm-ins", max_delete: "sm-del", score: "sm-score" };
   for (const [key, id] of Object.entries(fill)) if (q.has(key)) $(id).value = q.get(key);
   if (q.has("threshold")) {
     alpha.value = q.get("threshold");
