@@ -1,0 +1,164 @@
+"""`iclr25 hive ...`: run a request over your models, plan over PDDL domains, evaluate on MuSE.
+
+    iclr25 hive run "Transcribe ./talk.wav and summarise it" --registry m.jsonl --prefs p.json --report out.md
+    iclr25 hive plan --domain-dir DIR --domains audio summarisation --goal "(AbstractSummary input_text)"
+    iclr25 hive muse-eval --system hive --backend minilm
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from iclr25.core.errors import UserError
+from iclr25.core.options import Seed, count
+
+app = typer.Typer(help="Hive (ICLR 2025): explainable PDDL plans over many models under your constraints.",
+                  no_args_is_help=True, add_completion=False)
+
+PLANNER_HELP = "pyperplan | lapkt-bfws (the paper's 1-BFWS) | fast-downward"
+BACKEND_HELP = "minilm | smollm2 | openai (needs --url and --model)"
+
+
+def _domains(domain_dir: Path | None):
+    from iclr25.hive.muse import load_domains
+    return load_domains(domain_dir)
+
+
+def _check_choice(value: str, choices: tuple[str, ...], option: str) -> str:
+    if value not in choices:
+        raise UserError(f"{option} must be one of {', '.join(choices)}, got {value[:40]!r}")
+    return value
+
+
+@app.command()
+def run(
+    query: Annotated[str, typer.Argument(help="the request; media paths in it (./talk.wav, ./cat.jpg) are read "
+                                              "relative to --base-dir")],
+    registry: Annotated[Path | None, typer.Option(help="model cards, one JSON per line (id, task, license, "
+                                                        "params, downloads, scores); default: the C-KG excerpt "
+                                                        "when the shared data is present")] = None,
+    prefs: Annotated[Path | None, typer.Option(help='preferences JSON: {"licenses": [...] | "any_license", '
+                                                    '"size": "no_constraints" | "7B", "benchmarks": '
+                                                    '{task: {dataset: metric}}} (default: none)')] = None,
+    report: Annotated[Path | None, typer.Option(help="write the 7-section Markdown report here (.md)")] = None,
+    backend: Annotated[str, typer.Option(help=BACKEND_HELP)] = "minilm",
+    url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")]
+    = None,
+    model: Annotated[str | None, typer.Option(help="model name at --url")] = None,
+    planner: Annotated[str, typer.Option(help=PLANNER_HELP)] = "lapkt-bfws",
+    domain_dir: Annotated[Path | None, typer.Option(help="folder of PDDL domain files (default: the shipped "
+                                                          "10 domains in the shared data)")] = None,
+    base_dir: Annotated[Path, typer.Option(help="folder the query's media paths are relative to")] = Path("."),
+    out_dir: Annotated[Path, typer.Option(help="folder for the produced images and audio")] = Path("hive-out"),
+) -> None:
+    """Plan, select models under your preferences, execute, and report."""
+    from iclr25.core.io import output_dir, output_path
+    from iclr25.hive.backends import BACKENDS, make_backend
+    from iclr25.hive.executors import local_cards
+    from iclr25.hive.hive import Hive, HiveConfig
+    from iclr25.hive.muse import data_root
+    from iclr25.hive.planners import PLANNERS
+    from iclr25.hive.registry import Preferences, Registry
+    if not query.strip():
+        raise UserError("the query is empty")
+    _check_choice(backend, BACKENDS, "--backend")
+    _check_choice(planner, PLANNERS, "--planner")
+    if report is not None:
+        output_path(report, "report", (".md",))
+    output_dir(out_dir, "--out-dir")
+    p = Preferences.load(prefs) if prefs is not None else Preferences()
+    if registry is not None:
+        cards = Registry.from_jsonl(registry).models
+    else:
+        root = data_root()
+        cards = Registry.from_kg_files(root / "C-KG_excerpt" / "src").models if root else []
+    known = {c.id for c in cards}
+    reg = Registry(cards + [c for c in local_cards() if c.id not in known])
+    hive = Hive(make_backend(backend, url, model), reg, _domains(domain_dir), config=HiveConfig(planner=planner))
+    res = hive.run(query, p, base_dir=base_dir, out_dir=out_dir)
+    for i, a in enumerate(res.flow.order, 1):
+        sel = res.models[a]
+        out = res.outputs[i - 1]
+        typer.echo(f"{i}. {a} [{sel.model.id}, {sel.model.license}] -> {out.modality}: {out.preview(100)}"
+                   + (" (stub)" if out.stub else ""))
+    if report is not None:
+        report.write_text(res.report.to_markdown(), encoding="utf-8")
+        typer.echo(f"report: {report}")
+
+
+@app.command()
+def plan(
+    domains: Annotated[list[str], typer.Option(help="domains to merge (names inside the files), e.g. --domains "
+                                                    "audio summarisation")],
+    goal: Annotated[str, typer.Option(help='goal atoms, e.g. "(AbstractSummary input_text)" or "(and (A x) '
+                                           '(B y))"; objects are typed from the predicates')],
+    more: Annotated[list[str] | None, typer.Argument(help="more domain names (after --domains)",
+                                                     show_default=False)] = None,
+    domain_dir: Annotated[Path | None, typer.Option(help="folder of PDDL domain files (default: the shipped "
+                                                          "10 domains)")] = None,
+    planner: Annotated[str, typer.Option(help=PLANNER_HELP)] = "pyperplan",
+) -> None:
+    """Merge domains, build the problem for a goal, plan, and print the plan and its data flow."""
+    from iclr25.hive.pddl import merge_domains
+    from iclr25.hive.planners import PLANNERS
+    from iclr25.hive.planners import plan as make_plan
+    from iclr25.hive.tasks import goal_problem
+    _check_choice(planner, PLANNERS, "--planner")
+    pool = _domains(domain_dir)
+    names = [n.lower() for n in [*domains, *(more or [])]]
+    unknown = [n for n in names if n not in pool]
+    if unknown:
+        raise UserError(f"unknown domain {unknown[0][:60]!r}; {', '.join(sorted(pool))} are loaded")
+    merged = merge_domains([pool[n] for n in names])
+    problem = goal_problem(merged, goal)
+    result = make_plan(merged, problem, planner)
+    typer.echo(f"; domain {merged.name}, {len(result.steps)} step(s), {planner}, {result.seconds:.3f} s")
+    typer.echo(result.to_text())
+    flow = result.dag(inputs=tuple({t for _, t in problem.objects} & {"text", "image", "audio"}))
+    if flow.edges:
+        typer.echo("; data flow: " + ", ".join(f"{a} -> {b}" for a, b in sorted(flow.edges)))
+
+
+@app.command("muse-eval")
+def muse_eval(
+    system: Annotated[str, typer.Option(help="hive | hugginggpt | controlllm")] = "hive",
+    backend: Annotated[str, typer.Option(help=BACKEND_HELP)] = "minilm",
+    url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (backend openai)")] = None,
+    model: Annotated[str | None, typer.Option(help="model name at --url")] = None,
+    limit: Annotated[int, count("evaluate the first N queries", 100)] = 100,
+    data_dir: Annotated[Path | None, typer.Option(help="the 07-hive data folder (default: the shared data)")]
+    = None,
+    seed: Seed = 0,
+) -> None:
+    """Task selection (TS, exact task set) on MuSE, margins 2-fold cross-fitted; per #tasks and setting."""
+    import numpy as np
+
+    from iclr25.hive.backends import BACKENDS, make_backend
+    from iclr25.hive.evaluation import cross_fitted, ts_hit
+    from iclr25.hive.muse import data_root, load_domains, load_queries
+    from iclr25.hive.routes import ROUTES, score_query
+    _check_choice(system, ROUTES, "--system")
+    _check_choice(backend, BACKENDS, "--backend")
+    root = data_root(data_dir)
+    if root is None or not (root / "MuSE_Benchmark").is_dir():
+        raise UserError(f"MuSE not found: {root or 'the shared data folder 07-hive is absent'} (pass --data-dir)")
+    queries = load_queries(root)[:limit]
+    if len(queries) < 2:
+        raise UserError("cross-fitting needs at least 2 queries (--limit)")
+    domains = load_domains(root / "PDDL-domain-files")
+    b = make_backend(backend, url, model)
+    from iclr25.core.runtime import progress
+    scores = [score_query(b, q.text, domains) for q in progress(queries, "scoring")]
+    preds = cross_fitted(scores, queries, domains, seed)[system]
+    hits = [ts_hit(p, q) for p, q in zip(preds, queries, strict=True)]
+    typer.echo(f"{system} on {backend}: TS {np.mean(hits):.1%} over {len(queries)} queries")
+    for k in (1, 2, 3):
+        sub = [h for h, q in zip(hits, queries, strict=True) if len(q.tasks) == k]
+        if sub:
+            typer.echo(f"  {k}-task: {np.mean(sub):.1%} (n={len(sub)})")
+    for setting in sorted({q.setting for q in queries}):
+        sub = [h for h, q in zip(hits, queries, strict=True) if q.setting == setting]
+        typer.echo(f"  {setting}: {np.mean(sub):.1%} (n={len(sub)})")

@@ -1,0 +1,66 @@
+"""The explainability report (spec §2 step 9): the seven sections of the paper's Report.pdf as Markdown,
+every step a symbolic artefact. The merged domain and the problem are written as fenced PDDL, so the
+report alone re-plans (`pddl_from_markdown`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from iclr25.core.errors import UserError
+
+SECTIONS = ("1. User query", "2. Parsed query", "3. Domain classification and merged domain",
+            "4. PDDL problem and planner output", "5. Plan", "6. Model selection", "7. Code and execution")
+
+
+@dataclass
+class Report:
+    query: str
+    parsed: dict[str, Any]
+    domains: list[str]
+    domain_pddl: str
+    problem_pddl: str
+    planner: str
+    planner_output: str
+    plan: list[str]
+    flow: list[tuple[str, str]]
+    preferences: dict[str, Any]
+    selections: list[dict[str, Any]]
+    code: list[str]
+    outputs: list[dict[str, Any]]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_markdown(self) -> str:
+        sel = "\n".join(f"| {s['action']} | {s['model']} | {s['license']} | {s['ranked_by']} | "
+                        f"{s['feasible']}/{s['considered']} | {s['executed_with']} |" for s in self.selections)
+        outs = "\n".join(f"- {o['action']} -> {o['modality']}: {o['preview']}" + (" (stub)" if o['stub'] else "")
+                         for o in self.outputs)
+        flow = ", ".join(f"{a} -> {b}" for a, b in self.flow) or "(no data flow between actions)"
+        times = "\n".join(f"| {k} | {v:.3f} |" for k, v in self.timings.items())
+        body = [
+            "# Hive report", f"## {SECTIONS[0]}", self.query,
+            f"## {SECTIONS[1]}", "```json", json.dumps(self.parsed, indent=1, ensure_ascii=False), "```",
+            f"## {SECTIONS[2]}", f"Domains: {', '.join(self.domains)}", "```pddl", self.domain_pddl.rstrip(), "```",
+            f"## {SECTIONS[3]}", "```pddl", self.problem_pddl.rstrip(), "```",
+            f"Planner: {self.planner}", "```text", self.planner_output.strip()[-3000:] or "(no output)", "```",
+            f"## {SECTIONS[4]}", "\n".join(f"{i + 1}. ({a})" for i, a in enumerate(self.plan)),
+            f"Data flow (chaining step): {flow}",
+            f"## {SECTIONS[5]}", "Preferences:", "```json", json.dumps(self.preferences), "```",
+            "| action | model | license | ranked by | feasible/considered | executed with |",
+            "|---|---|---|---|---|---|", sel,
+            f"## {SECTIONS[6]}", "```python", "\n".join(self.code), "```", "Outputs:", outs,
+            "## Timings", "| step | seconds |", "|---|---|", times,
+        ]
+        return "\n\n".join(body) + "\n"
+
+
+def pddl_from_markdown(md: str) -> tuple[str, str]:
+    """(domain PDDL, problem PDDL) from a report's fenced blocks."""
+    blocks = re.findall(r"```pddl\n(.*?)```", md, re.DOTALL)
+    dom = next((b for b in blocks if re.search(r"\(define\s*\(domain", b)), None)
+    prob = next((b for b in blocks if re.search(r"\(define\s*\(problem", b)), None)
+    if dom is None or prob is None:
+        raise UserError("the report holds no PDDL domain and problem blocks")
+    return dom, prob
