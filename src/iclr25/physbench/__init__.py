@@ -9,5 +9,19 @@ from iclr25.physbench.taxonomy import OFFICIAL_END_PROMPT
 
 PAPER = make_paper("physbench", CLAIMS, run)
 
-__all__ = ["CLAIMS", "OFFICIAL_END_PROMPT", "PAPER", "Item", "Report", "answer_true", "frames", "lenient_letter",
-           "load", "run", "sample_indices", "score", "tile_grid", "write_submission"]
+__all__ = [
+    "CLAIMS",
+    "OFFICIAL_END_PROMPT",
+    "PAPER",
+    "Item",
+    "Report",
+    "answer_true",
+    "frames",
+    "lenient_letter",
+    "load",
+    "run",
+    "sample_indices",
+    "score",
+    "tile_grid",
+    "write_submission",
+]

@@ -83,6 +83,7 @@ class Context:
 
 # ---- type-specific reasoning: facts from experts, rules from knowledge -> a letter --------------------
 
+
 def _count(ctx: Context) -> str | None:
     blobs = [b for b in ctx.need_det().detect(ctx.image()) if b.colour not in ("shadow",)]
     ctx.facts["count"] = len(blobs)
@@ -107,8 +108,14 @@ def _extreme_ball(ctx: Context, which: str) -> str | None:
     blobs = ctx.need_det().detect(ctx.image(), COLOUR_NAMES)
     if not blobs:
         return None
-    key = {"largest": lambda b: -b.area, "smallest": lambda b: b.area, "leftmost": lambda b: b.cx,
-           "rightmost": lambda b: -b.cx, "highest": lambda b: b.cy, "lowest": lambda b: -b.cy}[which]
+    key = {
+        "largest": lambda b: -b.area,
+        "smallest": lambda b: b.area,
+        "leftmost": lambda b: b.cx,
+        "rightmost": lambda b: -b.cx,
+        "highest": lambda b: b.cy,
+        "lowest": lambda b: -b.cy,
+    }[which]
     c = min(blobs, key=key).colour
     ctx.facts[which] = c
     return _option_with(ctx.item.options, c)
@@ -166,8 +173,12 @@ def _light(ctx: Context) -> str | None:
     dx, dy = np.mean(offs, axis=0)
     where = ctx.need_know().light_from_shadow(float(dx), float(dy))
     ctx.facts["shadow"] = {"dx": round(float(dx), 2), "dy": round(float(dy), 2), "light": where}
-    key = {"upper left": "upper left", "upper right": "upper right", "above": "directly above",
-           "front": "in front"}[where]
+    key = {
+        "upper left": "upper left",
+        "upper right": "upper right",
+        "above": "directly above",
+        "front": "in front",
+    }[where]
     hits = [k for k, t in ctx.item.options.items() if key in t]
     return hits[0] if len(hits) == 1 else None
 
@@ -284,8 +295,11 @@ def _tower(ctx: Context) -> str | None:
 def _stable_placement(ctx: Context) -> str | None:
     """Embodied 'stack': the option image whose tower satisfies the centre-of-mass rule."""
     det, know = ctx.need_det(), ctx.need_know()
-    ok = [k for k, img in zip("ABCD", ctx.visuals[-4:], strict=True)
-          if know.tower_verdict(blocks_in(img, det)) == "stays"]
+    ok = [
+        k
+        for k, img in zip("ABCD", ctx.visuals[-4:], strict=True)
+        if know.tower_verdict(blocks_in(img, det)) == "stays"
+    ]
     ctx.facts["stable_options"] = ok
     return ok[0] if len(ok) == 1 else None
 
@@ -295,17 +309,23 @@ _RULES: list[tuple[re.Pattern[str], Callable[..., str | None]]] = [
     (re.compile(r"What color is the largest ball"), lambda c, m: _largest_colour(c)),
     (re.compile(r"Which object is the (most|least) (\w+)\?"), lambda c, m: _attribute(c, m[2], m[1])),
     (re.compile(r"mass of the (\w+) box and the (\w+) box"), lambda c, m: _mass(c, m[1], m[2])),
-    (re.compile(r"Which ball is the (largest|smallest|leftmost|rightmost|highest|lowest)"),
-     lambda c, m: _extreme_ball(c, m[1])),
+    (
+        re.compile(r"Which ball is the (largest|smallest|leftmost|rightmost|highest|lowest)"),
+        lambda c, m: _extreme_ball(c, m[1]),
+    ),
     (re.compile(r"Which ball is closest to the (\w+) ball"), lambda c, m: _closest_ball(c, m[1])),
     (re.compile(r"point is (?:the )?(closest|nearest|farthest)"), lambda c, m: _depth(c)),
     (re.compile(r"direction is the (\w+) ball moving"), lambda c, m: _motion(c, m[1])),
     (re.compile(r"How does the camera move"), lambda c, m: _camera(c)),
     (re.compile(r"Where is the light source"), lambda c, m: _light(c)),
     (re.compile(r"The (\w+) ball and the (\w+) ball are dropped"), lambda c, m: _air(c, m[1], m[2])),
-    (re.compile(r"video lasts ([\d.]+) seconds?\. Which image shows the (\w+) ball and the (\w+) ball "
-                r"([\d.]+) seconds? after"),
-     lambda c, m: _collision(c, m[2], m[3], float(m[1]), float(m[4]))),
+    (
+        re.compile(
+            r"video lasts ([\d.]+) seconds?\. Which image shows the (\w+) ball and the (\w+) ball "
+            r"([\d.]+) seconds? after"
+        ),
+        lambda c, m: _collision(c, m[2], m[3], float(m[1]), float(m[4])),
+    ),
     (re.compile(r"ball is thrown\. In which zone will it land"), lambda c, m: _throwing(c)),
     (re.compile(r"What will happen to this tower"), lambda c, m: _tower(c)),
     (re.compile(r"Which placement keeps the tower standing"), lambda c, m: _stable_placement(c)),
@@ -332,8 +352,14 @@ class PhysAgent:
     `experts`: {"detector": BlobDetector, "depth": DepthNet-like} (None or {} = no experts),
     `knowledge`: a KnowledgeMemory (None = none), `verify`: runs voted on (1 = no verification)."""
 
-    def __init__(self, base: VLM, experts: dict[str, Any] | None = None,
-                 knowledge: KnowledgeMemory | None = None, verify: int = 3, seed: int = 0) -> None:
+    def __init__(
+        self,
+        base: VLM,
+        experts: dict[str, Any] | None = None,
+        knowledge: KnowledgeMemory | None = None,
+        verify: int = 3,
+        seed: int = 0,
+    ) -> None:
         if verify < 1:
             raise ValueError(f"verify must be >= 1, got {verify}")
         self.base, self.experts, self.knowledge, self.verify = base, experts or {}, knowledge, verify
@@ -362,8 +388,9 @@ class PhysAgent:
             trace.votes.append(self._reason(item, view, facts))
             trace.facts.append(facts)
             if "attribute" in facts:
-                trace.knowledge.append(f"attribute_table[{facts['attribute']['attribute']}]"
-                                       f"[{facts['attribute']['extreme']}]")
+                trace.knowledge.append(
+                    f"attribute_table[{facts['attribute']['attribute']}][{facts['attribute']['extreme']}]"
+                )
         votes = Counter(v for v in trace.votes if v is not None)
         if votes:
             letter, n = votes.most_common(1)[0]

@@ -41,8 +41,8 @@ def _bow(text: str, dim: int) -> np.ndarray:
 def _small(img: np.ndarray) -> np.ndarray:
     """(H, W, 3) uint8 -> (3, 48, 48) float in [0, 1] by block averaging (nearest for odd sizes)."""
     h, w = img.shape[:2]
-    ys = (np.arange(RES) * h // RES)
-    xs = (np.arange(RES) * w // RES)
+    ys = np.arange(RES) * h // RES
+    xs = np.arange(RES) * w // RES
     if h == 2 * RES and w == 2 * RES:
         x = img[..., :3].reshape(RES, 2, RES, 2, 3).mean((1, 3))
     else:
@@ -58,8 +58,9 @@ def _parse(prompt: str) -> tuple[str, list[str]]:
     return stem, [opts.get(k, "") for k in LETTERS]
 
 
-def featurize(images: list[np.ndarray], prompt: str, mode: str, blind: bool = False
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def featurize(
+    images: list[np.ndarray], prompt: str, mode: str, blind: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """-> frames (8, 3, 48, 48), slot mask (8,), question BOW (128,), option BOW (4, 64). In general
     mode the last 4 images are the options and go to slots 4..7 (the context gets slots 0..3)."""
     x = np.zeros((SLOTS, 3, RES, RES), np.float32)
@@ -84,10 +85,16 @@ class BaseQANet(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.frame = nn.Sequential(  # (N, 3, 48, 48) -> (N, EMB)
-            nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU(),   # (N, 8, 24, 24)
-            nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU(),  # (N, 16, 12, 12)
-            nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(),  # (N, 32, 6, 6)
-            nn.Flatten(), nn.Linear(32 * 6 * 6, EMB), nn.ReLU())
+            nn.Conv2d(3, 8, 3, stride=2, padding=1),
+            nn.ReLU(),  # (N, 8, 24, 24)
+            nn.Conv2d(8, 16, 3, stride=2, padding=1),
+            nn.ReLU(),  # (N, 16, 12, 12)
+            nn.Conv2d(16, 32, 3, stride=2, padding=1),
+            nn.ReLU(),  # (N, 32, 6, 6)
+            nn.Flatten(),
+            nn.Linear(32 * 6 * 6, EMB),
+            nn.ReLU(),
+        )
         self.context = nn.Sequential(nn.Linear(SLOTS * EMB + Q_DIM, 96), nn.ReLU())
         self.option = nn.Sequential(nn.Linear(96 + O_DIM + EMB, 64), nn.ReLU(), nn.Linear(64, 1))
 
@@ -123,6 +130,7 @@ class BaseQA:
         """Train on items with known answers (cross-entropy over the four options). With `cache_key`
         (e.g. a hash of the training set), weights are cached under cache_dir()."""
         from iclr25.core.runtime import cache_dir
+
         path = None
         if cache_key is not None:
             key = config_hash({"cfg": asdict(self.config), "data": cache_key, "v": CODE_VERSION})
@@ -136,14 +144,16 @@ class BaseQA:
         x, m, q, o = self._tensors(feats)
         y = torch.tensor([gt[it.idx] for it in items])
         g = torch.Generator().manual_seed(self.config.seed)
-        opt = torch.optim.AdamW(self.net_.parameters(), lr=self.config.lr, weight_decay=self.config.weight_decay)
+        opt = torch.optim.AdamW(
+            self.net_.parameters(), lr=self.config.lr, weight_decay=self.config.weight_decay
+        )
         steps = self.config.epochs * ((len(items) + self.config.batch_size - 1) // self.config.batch_size)
         sched = torch.optim.lr_scheduler.OneCycleLR(opt, self.config.lr, total_steps=max(steps, 1))
         self.net_.train()
         for _ in progress(range(self.config.epochs), "training BaseQA"):
             perm = torch.randperm(len(items), generator=g)
             for s in range(0, len(items), self.config.batch_size):
-                j = perm[s:s + self.config.batch_size]
+                j = perm[s : s + self.config.batch_size]
                 x_j = x[j].float() / 255.0
                 loss = nn.functional.cross_entropy(self.net_(x_j, m[j], q[j], o[j]), y[j])
                 opt.zero_grad()

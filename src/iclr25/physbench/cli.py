@@ -17,24 +17,40 @@ from iclr25.core.errors import UserError
 from iclr25.core.io import output_dir, output_path, read_json
 from iclr25.core.options import Seed, count, finite
 
-app = typer.Typer(help="PhysBench: official scoring, evaluation of a served VLM (+ PhysAgent), PhysBench-Synth.",
-                  no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help="PhysBench: official scoring, evaluation of a served VLM (+ PhysAgent), PhysBench-Synth.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 
 
 @app.command()
 def score(
     pred: Annotated[Path, typer.Option(help="predictions: JSON list of {idx, answer} (the EvalAI format)")],
-    gt: Annotated[Path, typer.Option(help="answers: JSON list of {idx, answer, task_type, sub_type, "
-                                          "ability_type, mode} (e.g. val_answer.json)")],
-    lenient: Annotated[bool, typer.Option(help="extract a letter from free-form replies first (not the "
-                                               "official rule; default: official strict rule)")] = False,
-    json_out: Annotated[Path | None, typer.Option("--json", help="also write the report as JSON here")] = None,
+    gt: Annotated[
+        Path,
+        typer.Option(
+            help="answers: JSON list of {idx, answer, task_type, sub_type, "
+            "ability_type, mode} (e.g. val_answer.json)"
+        ),
+    ],
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            help="extract a letter from free-form replies first (not the "
+            "official rule; default: official strict rule)"
+        ),
+    ] = False,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="also write the report as JSON here")
+    ] = None,
 ) -> None:
     """Score predictions with the official rule (pred == gt or pred.startswith(gt), over submitted rows)
     and print accuracy overall and per domain / sub-type / ability / mode."""
     import json
 
     from iclr25.physbench.scoring import score as score_fn
+
     if json_out is not None:
         output_path(json_out, "--json", (".json",))
     rep = score_fn(read_json(pred, "--pred"), read_json(gt, "--gt"), lenient=lenient)
@@ -46,19 +62,29 @@ def score(
 
 @app.command("eval")
 def eval_(
-    data: Annotated[Path, typer.Option(help="PhysBench folder in the official layout (test.json, image/, "
-                                            "video/; val_answer.json for scores)")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="PhysBench folder in the official layout (test.json, image/, "
+            "video/; val_answer.json for scores)"
+        ),
+    ],
     base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")],
     model: Annotated[str, typer.Option(help="model name the server expects")],
     split: Annotated[str, typer.Option(help="val | test")] = "val",
     mode: Annotated[str, typer.Option(help="general (all) | image&video | image-only")] = "general",
-    agent: Annotated[bool, typer.Option(help="wrap the model in PhysAgent (router, experts, knowledge, "
-                                             "3-run self-verification)")] = False,
+    agent: Annotated[
+        bool,
+        typer.Option(
+            help="wrap the model in PhysAgent (router, experts, knowledge, 3-run self-verification)"
+        ),
+    ] = False,
     n_frames: Annotated[int, count("frames sampled uniformly per video", 64)] = 8,
     limit: Annotated[int | None, count("ask only the first N questions", 100_000)] = None,
     out: Annotated[Path | None, typer.Option(help="write the predictions (EvalAI format) here")] = None,
-    api_key: Annotated[str | None, typer.Option(envvar="OPENAI_API_KEY", help="bearer token, if the server "
-                                                                              "needs one")] = None,
+    api_key: Annotated[
+        str | None, typer.Option(envvar="OPENAI_API_KEY", help="bearer token, if the server needs one")
+    ] = None,
     timeout: Annotated[float, typer.Option(help="seconds per request")] = 60.0,
 ) -> None:
     """Ask a served VLM every question (8 uniform frames per video, the official prompt), write the
@@ -88,7 +114,10 @@ def eval_(
         from iclr25.physbench.depthnet import DepthNet
         from iclr25.physbench.experts import BlobDetector
         from iclr25.physbench.knowledge import KnowledgeMemory
-        runner = PhysAgent(vlm, {"detector": BlobDetector(), "depth": DepthNet().fit()}, KnowledgeMemory.default())
+
+        runner = PhysAgent(
+            vlm, {"detector": BlobDetector(), "depth": DepthNet().fit()}, KnowledgeMemory.default()
+        )
     preds, rep = evaluate(runner, items, answers, n_frames=n_frames)
     typer.echo(f"asked {len(items)} questions ({vlm.calls} model calls)")
     if rep is not None:
@@ -103,10 +132,13 @@ def synth(
     out: Annotated[Path, typer.Option(help="folder to write test.json, val_answer.json, image/, video/")],
     n: Annotated[int, count("number of items", 200_000)] = 2000,
     seed: Seed = 0,
-    part: Annotated[str, typer.Option(help="train | test: which half of the attribute table's objects")] = "test",
+    part: Annotated[
+        str, typer.Option(help="train | test: which half of the attribute table's objects")
+    ] = "test",
 ) -> None:
     """Generate PhysBench-Synth in the official layout (videos as mp4 via PyAV)."""
     from iclr25.physbench import synth as synth_mod
+
     output_dir(out, "--out")
     s = synth_mod.generate(n, seed=seed, part=part)
     synth_mod.write(s, out)

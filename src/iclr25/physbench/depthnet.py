@@ -91,7 +91,7 @@ class DepthNet:
         for _ in progress(range(self.config.epochs), "training DepthNet"):
             perm = torch.randperm(len(x), generator=g)
             for s in range(0, len(x), self.config.batch_size):
-                j = perm[s:s + self.config.batch_size]
+                j = perm[s : s + self.config.batch_size]
                 x_j = x[j] + 0.02 * torch.randn(x[j].shape, generator=g)  # robust to marks and noise
                 loss = nn.functional.l1_loss(self.net_(x_j), y[j])
                 opt.zero_grad()
@@ -126,5 +126,5 @@ def read_at(disp: np.ndarray, points: dict[str, list[int]], radius: int = 1) -> 
     out = {}
     for k, (x, y) in points.items():
         x, y = int(np.clip(x, 0, w - 1)), int(np.clip(y, 0, h - 1))
-        out[k] = float(disp[max(0, y - radius):y + radius + 1, max(0, x - radius):x + radius + 1].mean())
+        out[k] = float(disp[max(0, y - radius) : y + radius + 1, max(0, x - radius) : x + radius + 1].mean())
     return out

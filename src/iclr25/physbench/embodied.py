@@ -37,12 +37,15 @@ def stack_episode(rng: np.random.Generator, idx: int) -> tuple[Item, dict[str, b
     order = rng.permutation(4)
     options = [candidates[j] for j in order]
     media = [tower_image(base, cols[:2])] + [tower_image(b, cols) for b in options]
-    question = ("<image>\nThe robot holds a block above this tower. Which placement keeps the tower standing?"
-                + "".join(f"\n{k}. <image>" for k in LETTERS))
+    question = (
+        "<image>\nThe robot holds a block above this tower. Which placement keeps the tower standing?"
+        + "".join(f"\n{k}. <image>" for k in LETTERS)
+    )
     names = [f"stack_{idx}_{k}.png" for k in range(5)]
-    item = Item(idx=idx, question=question, file_name=names, mode="general", media=media,
-                source="simulation")
-    outcome = {k: ph.simulate_tower(b, TABLE_Y, BLOCK_H)[0] == "stays" for k, b in zip(LETTERS, options, strict=True)}
+    item = Item(idx=idx, question=question, file_name=names, mode="general", media=media, source="simulation")
+    outcome = {
+        k: ph.simulate_tower(b, TABLE_Y, BLOCK_H)[0] == "stays" for k, b in zip(LETTERS, options, strict=True)
+    }
     return item, outcome
 
 
@@ -75,6 +78,7 @@ def run_task(task: str, model, episodes: int, seed: int) -> list[bool]:
     """Closed loop per episode: observe -> ask the model (`qa_item` for an agent, else `qa`) -> act ->
     simulate -> success."""
     from iclr25.physbench.harness import frames
+
     rng = np.random.default_rng([seed, TASKS.index(task), 99])
     out = []
     for e in range(episodes):

@@ -21,8 +21,13 @@ from iclr25.physbench.harness import Item, frames
 from iclr25.physbench.scoring import Report, score
 
 
-def evaluate(model: Any, items: Sequence[Item], answers: list[dict[str, Any]] | None = None,
-             n_frames: int = 8, lenient: bool = False) -> tuple[dict[int, str], Report | None]:
+def evaluate(
+    model: Any,
+    items: Sequence[Item],
+    answers: list[dict[str, Any]] | None = None,
+    n_frames: int = 8,
+    lenient: bool = False,
+) -> tuple[dict[int, str], Report | None]:
     """Ask `model` every item (videos as n_frames uniform frames, the official prompt); returns the raw
     predictions idx -> reply and, when `answers` are given, the official `Report`."""
     if not (hasattr(model, "qa") or hasattr(model, "qa_item")):
@@ -39,6 +44,7 @@ def evaluate(model: Any, items: Sequence[Item], answers: list[dict[str, Any]] | 
 
 def _png_data_url(img: np.ndarray) -> str:
     from PIL import Image
+
     buf = io.BytesIO()
     Image.fromarray(np.ascontiguousarray(img[..., :3]).astype(np.uint8)).save(buf, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
@@ -63,16 +69,31 @@ class OpenAICompatibleVLM:
             raise UserError("model name is empty")
 
     def qa(self, images: list[np.ndarray], prompt: str, mode: str) -> str:
-        text = prompt.replace("<image>\n", "").replace("<video>\n", "").replace("<image>", "").replace("<video>", "")
-        content: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": _png_data_url(im)}}
-                                         for im in images]
+        text = (
+            prompt.replace("<image>\n", "")
+            .replace("<video>\n", "")
+            .replace("<image>", "")
+            .replace("<video>", "")
+        )
+        content: list[dict[str, Any]] = [
+            {"type": "image_url", "image_url": {"url": _png_data_url(im)}} for im in images
+        ]
         content.append({"type": "text", "text": text})
-        body = {"model": self.model, "messages": [{"role": "user", "content": content}],
-                "temperature": 0, "max_tokens": self.max_tokens}
-        req = urllib.request.Request(self.base_url.rstrip("/") + "/chat/completions",
-                                     data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})})
+        body = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": content}],
+            "temperature": 0,
+            "max_tokens": self.max_tokens,
+        }
+        req = urllib.request.Request(
+            self.base_url.rstrip("/") + "/chat/completions",
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}),
+            },
+        )
         self.calls += 1
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as r:
@@ -81,7 +102,9 @@ class OpenAICompatibleVLM:
             raise UserError(f"VLM server at {self.base_url} answered HTTP {e.code}") from None
         except (urllib.error.URLError, OSError, ValueError) as e:
             reason = getattr(e, "reason", e)
-            raise UserError(f"cannot reach a VLM server at {self.base_url}: {' '.join(str(reason).split())[:120]}") from None
+            raise UserError(
+                f"cannot reach a VLM server at {self.base_url}: {' '.join(str(reason).split())[:120]}"
+            ) from None
         try:
             return str(reply["choices"][0]["message"]["content"] or "")
         except (KeyError, IndexError, TypeError):

@@ -69,8 +69,18 @@ class BlobDetector:
                 if len(ys) < self.min_area:
                     continue
                 y0, x0 = sl[0].start, sl[1].start
-                out.append(Blob(name, len(ys), float(xs.mean() + x0), float(ys.mean() + y0), x0, y0,
-                                sl[1].stop - 1, sl[0].stop - 1))
+                out.append(
+                    Blob(
+                        name,
+                        len(ys),
+                        float(xs.mean() + x0),
+                        float(ys.mean() + y0),
+                        x0,
+                        y0,
+                        sl[1].stop - 1,
+                        sl[0].stop - 1,
+                    )
+                )
         return out
 
     def largest(self, img: np.ndarray, colour: str) -> Blob | None:

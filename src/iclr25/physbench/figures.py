@@ -10,8 +10,10 @@ import numpy as np
 
 def _plt():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -87,6 +89,7 @@ def gallery(out: Path, seed: int = 0) -> str:
     """One item per sub-type: the last frame the model sees, titled with the sub-type and answer."""
     from iclr25.physbench import synth
     from iclr25.physbench.harness import frames
+
     plt = _plt()
     s = synth.generate(15, seed=seed)
     fig, axes = plt.subplots(3, 5, figsize=(10, 6.6))

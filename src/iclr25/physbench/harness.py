@@ -59,9 +59,17 @@ class Item:
 
     def to_record(self) -> dict[str, Any]:
         """The official test.json record."""
-        return {"idx": self.idx, "split": self.split, "mode": self.mode, "question": self.question,
-                "file_name": list(self.file_name), "description": self.description,
-                "object": self.object, "scene": self.scene, "source": self.source}
+        return {
+            "idx": self.idx,
+            "split": self.split,
+            "mode": self.mode,
+            "question": self.question,
+            "file_name": list(self.file_name),
+            "description": self.description,
+            "object": self.object,
+            "scene": self.scene,
+            "source": self.source,
+        }
 
     def visual(self, i: int) -> np.ndarray:
         """File i of this item: (H, W, 3) image or (T, H, W, 3) video, uint8."""
@@ -89,6 +97,7 @@ def read_visual(path: Path) -> np.ndarray:
     from PIL import Image
 
     from iclr25.core.io import read_image
+
     if path.suffix.lower() in VIDEO_EXT:
         return decode_video(path)
     Image.MAX_IMAGE_PIXELS = 64_000_000
@@ -98,6 +107,7 @@ def read_visual(path: Path) -> np.ndarray:
 def decode_video(path: Path) -> np.ndarray:
     """All frames of a video (PyAV) as (T, H, W, 3) uint8."""
     import av
+
     frames = []
     try:
         with av.open(str(path)) as container:
@@ -142,6 +152,7 @@ def tile_grid(images: list[np.ndarray], shape: tuple[int, int] = (2, 2)) -> np.n
     """Tile up to rows*cols frames (sub-sampled uniformly when there are more) into one image, each
     tile numbered in its corner as the official harness does for single-image models."""
     from PIL import Image, ImageDraw
+
     rows, cols = shape
     picked = [images[j] for j in sample_indices(len(images), rows * cols)]
     h, w = picked[0].shape[:2]
@@ -201,10 +212,20 @@ def load(root: str | Path, split: str = "val", mode: str = "general") -> list[It
         seen.add(r["idx"])
         if r.get("split", split) != split or r.get("mode", "image-only") not in keep:
             continue
-        items.append(Item(idx=r["idx"], question=r["question"], file_name=r["file_name"],
-                          mode=r.get("mode", "image-only"), split=r.get("split", split),
-                          description=r.get("description"), object=r.get("object"),
-                          scene=r.get("scene"), source=r.get("source"), root=root))
+        items.append(
+            Item(
+                idx=r["idx"],
+                question=r["question"],
+                file_name=r["file_name"],
+                mode=r.get("mode", "image-only"),
+                split=r.get("split", split),
+                description=r.get("description"),
+                object=r.get("object"),
+                scene=r.get("scene"),
+                source=r.get("source"),
+                root=root,
+            )
+        )
     if not items:
         raise UserError(f"{path} holds no {split!r} questions in mode {mode!r}")
     return items

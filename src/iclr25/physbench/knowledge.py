@@ -55,8 +55,9 @@ class KnowledgeMemory:
         return ph.tower_verdict(blocks)
 
     @staticmethod
-    def collision_positions(x1: float, r1: float, x2: float, r2: float, v: float, t: float
-                            ) -> tuple[float, float]:
+    def collision_positions(
+        x1: float, r1: float, x2: float, r2: float, v: float, t: float
+    ) -> tuple[float, float]:
         """Momentum and energy conservation (same material: mass ~ r^2), centres at time t."""
         return ph.collision_positions(x1, r1, x2, r2, v, t)
 

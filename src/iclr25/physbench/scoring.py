@@ -18,9 +18,11 @@ from iclr25.core.runtime import atomic_write
 from iclr25.physbench.taxonomy import ABILITIES, MODES, SUB_TYPES, TASK_TYPES
 
 ANSWER_FIELDS = ("idx", "answer", "task_type", "sub_type", "ability_type", "mode")
-_LENIENT = (re.compile(r"answer\s*(?:is|:)?\s*\(?([ABCD])\b", re.I),  # "The answer is B", "Answer: (c)"
-            re.compile(r"^\W*\(?([ABCD])\)?(?:[.:)\s]|$)"),  # "B", "(B)", "B. red", " C"
-            re.compile(r"\b([ABCD])\b"))  # a standalone capital letter anywhere
+_LENIENT = (
+    re.compile(r"answer\s*(?:is|:)?\s*\(?([ABCD])\b", re.I),  # "The answer is B", "Answer: (c)"
+    re.compile(r"^\W*\(?([ABCD])\)?(?:[.:)\s]|$)"),  # "B", "(B)", "B. red", " C"
+    re.compile(r"\b([ABCD])\b"),
+)  # a standalone capital letter anywhere
 
 
 def answer_true(pred: str, gt: str) -> bool:
@@ -61,15 +63,25 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         acc = self.accuracy
-        return {"overall": self.overall, "correct": self.correct, "rows": self.total,
-                "task_type": acc(self.by_task), "sub_type": acc(self.by_sub),
-                "ability_type": acc(self.by_ability), "mode": acc(self.by_mode)}
+        return {
+            "overall": self.overall,
+            "correct": self.correct,
+            "rows": self.total,
+            "task_type": acc(self.by_task),
+            "sub_type": acc(self.by_sub),
+            "ability_type": acc(self.by_ability),
+            "mode": acc(self.by_mode),
+        }
 
     def table(self) -> str:
         """A plain-text table in the official order (empty categories left out)."""
         lines = [f"overall  {self.overall:6.2f}  ({self.correct}/{self.total})"]
-        for title, tab, order in (("task_type", self.by_task, TASK_TYPES), ("sub_type", self.by_sub, SUB_TYPES),
-                                  ("ability_type", self.by_ability, ABILITIES), ("mode", self.by_mode, MODES)):
+        for title, tab, order in (
+            ("task_type", self.by_task, TASK_TYPES),
+            ("sub_type", self.by_sub, SUB_TYPES),
+            ("ability_type", self.by_ability, ABILITIES),
+            ("mode", self.by_mode, MODES),
+        ):
             lines.append(f"-- {title}")
             names = [k for k in order if k in tab] + sorted(k for k in tab if k not in order)
             for k in names:
@@ -88,7 +100,9 @@ def check_answers(gt: Any, where: str = "answer file") -> dict[int, dict[str, An
             raise UserError(f"{where}: every record must be a JSON object")
         missing = [k for k in ANSWER_FIELDS if k not in r]
         if missing:
-            raise UserError(f"{where}: record {str(r.get('idx', '?'))[:20]} lacks field(s) {', '.join(missing)}")
+            raise UserError(
+                f"{where}: record {str(r.get('idx', '?'))[:20]} lacks field(s) {', '.join(missing)}"
+            )
         idx = r["idx"]
         if not isinstance(idx, int) or isinstance(idx, bool):
             raise UserError(f"{where}: idx must be an integer, got {str(idx)[:40]!r}")
@@ -129,16 +143,21 @@ def score(pred: Any, gt: Any, lenient: bool = False) -> Report:
     answers = check_answers(gt)
     unknown = [i for i in preds if i not in answers]
     if unknown:
-        raise UserError(f"prediction idx {unknown[0]} is not in the answer file "
-                        f"({len(unknown)} unknown idx in all)")
+        raise UserError(
+            f"prediction idx {unknown[0]} is not in the answer file ({len(unknown)} unknown idx in all)"
+        )
     rep = Report(0, 0)
     for idx, p in preds.items():
         a = answers[idx]
         ok = int(answer_true(lenient_letter(p) if lenient else p, a["answer"]))
         rep.correct += ok
         rep.total += 1
-        for table, key in ((rep.by_task, a["task_type"]), (rep.by_sub, a["sub_type"]),
-                           (rep.by_ability, a["ability_type"]), (rep.by_mode, a["mode"])):
+        for table, key in (
+            (rep.by_task, a["task_type"]),
+            (rep.by_sub, a["sub_type"]),
+            (rep.by_ability, a["ability_type"]),
+            (rep.by_mode, a["mode"]),
+        ):
             c, n = table.get(key, (0, 0))
             table[key] = (c + ok, n + 1)
     return rep

@@ -20,14 +20,26 @@ ABILITIES_BY_TASK: dict[str, tuple[str, ...]] = {
     "scene": ("perception", "prediction", "judgment", "reasoning"),
     "dynamics": ("perception", "prediction", "judgment", "reasoning"),
 }
-ABILITIES = ("identify", "comparison", "static", "dynamic", "perception", "prediction", "judgment",
-             "reasoning")
+ABILITIES = (
+    "identify",
+    "comparison",
+    "static",
+    "dynamic",
+    "perception",
+    "prediction",
+    "judgment",
+    "reasoning",
+)
 MODES = ("image-only", "image&video", "general")
 SPLITS = ("val", "test")
 
 # The official evaluation suffix appended to every question (eval/physbench).
-OFFICIAL_END_PROMPT = ("\nAnswer with the option's letter from the given choices directly. You can only answer "
-                       "one letter from A, B, C, or D.")
+OFFICIAL_END_PROMPT = (
+    "\nAnswer with the option's letter from the given choices directly. You can only answer "
+    "one letter from A, B, C, or D."
+)
 # Prefix the official harness gives single-image models before a numbered 2x2 grid of video frames.
-GRID_PREFIX = ("This is a series of images sampled at equal intervals from the beginning to the end of a "
-               "video, based on the series of images, answer the question.\n")
+GRID_PREFIX = (
+    "This is a series of images sampled at equal intervals from the beginning to the end of a "
+    "video, based on the series of images, answer the question.\n"
+)

@@ -38,17 +38,20 @@ class SynthSet:
 
     def subset(self, keep: Sequence[int]) -> SynthSet:
         keep = set(keep)
-        return SynthSet([it for it in self.items if it.idx in keep],
-                        [a for a in self.answers if a["idx"] in keep],
-                        {k: v for k, v in self.truth.items() if k in keep})
+        return SynthSet(
+            [it for it in self.items if it.idx in keep],
+            [a for a in self.answers if a["idx"] in keep],
+            {k: v for k, v in self.truth.items() if k in keep},
+        )
 
 
 def _placeholder(a: np.ndarray) -> str:
     return "<video>" if a.ndim == 4 else "<image>"
 
 
-def make_item(i: int, seed: int, sub: str, letter: str, part: str, idx0: int = 0
-              ) -> tuple[Item, dict[str, Any], dict[str, Any]]:
+def make_item(
+    i: int, seed: int, sub: str, letter: str, part: str, idx0: int = 0
+) -> tuple[Item, dict[str, Any], dict[str, Any]]:
     """Item number i of a set: its own RNG stream, so any item can be rebuilt alone."""
     gen, task, ability, mode = GENERATORS[sub]
     rng = np.random.default_rng([seed, i, PARTS.index(part)])
@@ -73,16 +76,32 @@ def make_item(i: int, seed: int, sub: str, letter: str, part: str, idx0: int = 0
     else:
         opts = "".join(f"\n{k}. {o}" for k, o in zip(LETTERS, options, strict=True))
     objects = [scene.objects[j] for j in order] if scene.objects else None
-    item = Item(idx=idx, question=f"{head}{scene.stem}{opts}", file_name=names, mode=mode, split="val",
-                description=scene.description, object=objects, scene="PhysBench-Synth 2-D",
-                source="simulation", media=media)
-    answer = {"idx": idx, "answer": letter, "task_type": task, "sub_type": sub, "ability_type": ability,
-              "mode": mode}
+    item = Item(
+        idx=idx,
+        question=f"{head}{scene.stem}{opts}",
+        file_name=names,
+        mode=mode,
+        split="val",
+        description=scene.description,
+        object=objects,
+        scene="PhysBench-Synth 2-D",
+        source="simulation",
+        media=media,
+    )
+    answer = {
+        "idx": idx,
+        "answer": letter,
+        "task_type": task,
+        "sub_type": sub,
+        "ability_type": ability,
+        "mode": mode,
+    }
     return item, answer, {**scene.truth, "sub_type": sub}
 
 
-def generate(n: int, seed: int = 0, part: str = "test", sub_types: Sequence[str] | None = None,
-             idx0: int = 0) -> SynthSet:
+def generate(
+    n: int, seed: int = 0, part: str = "test", sub_types: Sequence[str] | None = None, idx0: int = 0
+) -> SynthSet:
     """n items, sub-types and answer letters each spread evenly (counts differ by at most one) in a
     seeded random order. `part` picks the half of the attribute table's objects ('train' / 'test':
     disjoint) so a model trained on one part cannot memorise the other."""
@@ -95,8 +114,9 @@ def generate(n: int, seed: int = 0, part: str = "test", sub_types: Sequence[str]
     subs = list(sub_types or SYNTH_SUB_TYPES)
     unknown = [s for s in subs if s not in GENERATORS]
     if unknown or not subs:
-        raise UserError(f"unknown sub-type {unknown[0] if unknown else ''!r}; choose from "
-                        f"{', '.join(SYNTH_SUB_TYPES)}")
+        raise UserError(
+            f"unknown sub-type {unknown[0] if unknown else ''!r}; choose from {', '.join(SYNTH_SUB_TYPES)}"
+        )
     rng = np.random.default_rng([seed, 7919, PARTS.index(part)])
     sub_of = rng.permutation(np.resize(np.array(subs), n))
     letter_of = rng.permutation(np.resize(np.array(LETTERS), n))
@@ -111,13 +131,16 @@ def generate(n: int, seed: int = 0, part: str = "test", sub_types: Sequence[str]
 
 def _write_video(path: Path, video: np.ndarray, fps: int = 16) -> None:
     import av
+
     with atomic_write(path) as f, av.open(f, mode="w", format="mp4") as out:
         stream = out.add_stream("mpeg4", rate=fps)
         stream.width, stream.height = video.shape[2], video.shape[1]
         stream.pix_fmt = "yuv420p"
         stream.options = {"qscale": "2"}
         for frame in video:
-            for packet in stream.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")):
+            for packet in stream.encode(
+                av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+            ):
                 out.mux(packet)
         for packet in stream.encode():
             out.mux(packet)
@@ -126,6 +149,7 @@ def _write_video(path: Path, video: np.ndarray, fps: int = 16) -> None:
 def write(synth: SynthSet, out_dir: str | Path) -> Path:
     """Write the official layout: test.json, val_answer.json, image/*.png, video/*.mp4."""
     from PIL import Image
+
     out = Path(out_dir)
     (out / "image").mkdir(parents=True, exist_ok=True)
     (out / "video").mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ def _step_until(space: pymunk.Space, t_end: float, t_now: float = 0.0) -> float:
 
 # ---- projectile (throwing) -------------------------------------------------------------------------
 
+
 def projectile_landing_x(x0: float, y0: float, vx: float, vy: float, ground_y: float, g: float = G) -> float:
     """Range formula: the x where y0 + vy t + g t^2 / 2 reaches ground_y (later root)."""
     disc = vy * vy + 2 * g * (ground_y - y0)
@@ -30,8 +31,9 @@ def projectile_landing_x(x0: float, y0: float, vx: float, vy: float, ground_y: f
     return x0 + vx * t
 
 
-def simulate_projectile(x0: float, y0: float, vx: float, vy: float, ground_y: float,
-                        times: list[float]) -> tuple[list[tuple[float, float]], float]:
+def simulate_projectile(
+    x0: float, y0: float, vx: float, vy: float, ground_y: float, times: list[float]
+) -> tuple[list[tuple[float, float]], float]:
     """Ball positions at `times` and the simulated landing x (first step at or below ground_y)."""
     space = pymunk.Space()
     space.gravity = (0.0, G)
@@ -53,6 +55,7 @@ def simulate_projectile(x0: float, y0: float, vx: float, vy: float, ground_y: fl
 
 
 # ---- free fall with optional air drag (air) ----------------------------------------------------------
+
 
 def free_fall_y(y0: float, t: float, g: float = G) -> float:
     """No drag: y0 + g t^2 / 2."""
@@ -77,6 +80,7 @@ def simulate_falls(y0: float, drags: list[float], times: list[float]) -> list[li
 
         def with_drag(bd, gravity, damping, dt, b=b):  # dv/dt = g - b v (drag proportional to speed)
             pymunk.Body.update_velocity(bd, gravity, math.exp(-b * dt), dt)
+
         body.velocity_func = with_drag
         space.add(body)
         bodies.append(body)
@@ -89,6 +93,7 @@ def simulate_falls(y0: float, drags: list[float], times: list[float]) -> list[li
 
 # ---- 1-D elastic collision --------------------------------------------------------------------------
 
+
 def elastic_velocities(m1: float, m2: float, v1: float, v2: float = 0.0) -> tuple[float, float]:
     """Momentum and kinetic energy conserved (1-D)."""
     u1 = ((m1 - m2) * v1 + 2 * m2 * v2) / (m1 + m2)
@@ -96,7 +101,9 @@ def elastic_velocities(m1: float, m2: float, v1: float, v2: float = 0.0) -> tupl
     return u1, u2
 
 
-def collision_positions(x1: float, r1: float, x2: float, r2: float, v: float, t: float) -> tuple[float, float]:
+def collision_positions(
+    x1: float, r1: float, x2: float, r2: float, v: float, t: float
+) -> tuple[float, float]:
     """Closed form: ball 1 (mass ~ r1^2) moving at v hits ball 2 at rest; centres at time t."""
     t0 = (x2 - x1 - r1 - r2) / v
     if t <= t0:
@@ -105,8 +112,9 @@ def collision_positions(x1: float, r1: float, x2: float, r2: float, v: float, t:
     return x1 + v * t0 + u1 * (t - t0), x2 + u2 * (t - t0)
 
 
-def simulate_collision(x1: float, r1: float, x2: float, r2: float, y: float, v: float,
-                       times: list[float]) -> list[tuple[float, float]]:
+def simulate_collision(
+    x1: float, r1: float, x2: float, r2: float, y: float, v: float, times: list[float]
+) -> list[tuple[float, float]]:
     """pymunk: two discs (mass ~ area), elasticity 1, no gravity or friction; centres' x at `times`."""
     space = pymunk.Space()
     bodies = []
@@ -126,6 +134,7 @@ def simulate_collision(x1: float, r1: float, x2: float, r2: float, y: float, v: 
 
 # ---- see-saw (mass) --------------------------------------------------------------------------------
 
+
 @dataclass
 class SeeSaw:
     pivot: tuple[float, float] = (48.0, 66.0)
@@ -139,9 +148,10 @@ def seesaw_torque_sign(m_left: float, m_right: float) -> int:
     return (m_right > m_left) - (m_right < m_left)
 
 
-def simulate_seesaw(m_left: float, m_right: float, times: list[float], geo: SeeSaw = SeeSaw()):
+def simulate_seesaw(m_left: float, m_right: float, times: list[float], geo: SeeSaw | None = None):
     """A plank on a pivot joint with two boxes; returns per time the plank and box polygons and the
     plank angle (positive: clockwise on screen, i.e. the right side down)."""
+    geo = geo or SeeSaw()
     space = pymunk.Space()
     space.gravity = (0.0, G)
     px, py = geo.pivot
@@ -162,20 +172,25 @@ def simulate_seesaw(m_left: float, m_right: float, times: list[float], geo: SeeS
     t, out = 0.0, []
     for tk in times:
         t = _step_until(space, tk, t)
-        out.append(([tuple(plank.local_to_world(v)) for v in plank_shape.get_vertices()],
-                    [[tuple(s.body.local_to_world(v)) for v in s.get_vertices()] for s in boxes],
-                    plank.angle))
+        out.append(
+            (
+                [tuple(plank.local_to_world(v)) for v in plank_shape.get_vertices()],
+                [[tuple(s.body.local_to_world(v)) for v in s.get_vertices()] for s in boxes],
+                plank.angle,
+            )
+        )
     return out
 
 
 # ---- block tower (manipulation) --------------------------------------------------------------------
+
 
 def tower_verdict(blocks: list[tuple[float, float]]) -> str:
     """Centre-of-mass support rule for blocks (centre x, width), bottom first, equal height and density
     (mass ~ width): the stack above block k stands iff its centre of mass lies over block k. Returns
     'stays', 'left' or 'right' (the lowest failing interface decides)."""
     for k in range(len(blocks) - 1):
-        above = blocks[k + 1:]
+        above = blocks[k + 1 :]
         com = sum(x * w for x, w in above) / sum(w for _, w in above)
         x, w = blocks[k]
         if com < x - w / 2:
@@ -185,8 +200,9 @@ def tower_verdict(blocks: list[tuple[float, float]]) -> str:
     return "stays"
 
 
-def simulate_tower(blocks: list[tuple[float, float]], table_y: float, height: float,
-                   t_end: float = 1.5) -> tuple[str, list]:
+def simulate_tower(
+    blocks: list[tuple[float, float]], table_y: float, height: float, t_end: float = 1.5
+) -> tuple[str, list]:
     """pymunk: the tower on a static table; 'stays' if the top block moved < 3 px, else the side it
     went. Also returns the final block polygons."""
     space = pymunk.Space()

@@ -12,8 +12,12 @@ TABLE = (150, 150, 150)
 SHADOW = (60, 60, 60)
 BALL_BLACK = (25, 25, 25)
 COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (220, 40, 40), "green": (40, 170, 60), "blue": (40, 80, 220),
-    "yellow": (235, 200, 20), "purple": (150, 60, 190), "orange": (245, 135, 20),
+    "red": (220, 40, 40),
+    "green": (40, 170, 60),
+    "blue": (40, 80, 220),
+    "yellow": (235, 200, 20),
+    "purple": (150, 60, 190),
+    "orange": (245, 135, 20),
 }
 COLOUR_NAMES = tuple(COLOURS)
 
@@ -27,7 +31,9 @@ def disc(draw: ImageDraw.ImageDraw, x: float, y: float, r: float, colour: tuple[
     draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)
 
 
-def polygon(draw: ImageDraw.ImageDraw, points: list[tuple[float, float]], colour: tuple[int, int, int]) -> None:
+def polygon(
+    draw: ImageDraw.ImageDraw, points: list[tuple[float, float]], colour: tuple[int, int, int]
+) -> None:
     draw.polygon([(float(x), float(y)) for x, y in points], fill=colour)
 
 
@@ -40,7 +46,9 @@ def to_array(im: Image.Image) -> np.ndarray:
     return np.asarray(im, dtype=np.uint8).copy()
 
 
-def discs_image(objs: list[tuple[float, float, float, str]], bg: tuple[int, int, int] = BACKGROUND) -> np.ndarray:
+def discs_image(
+    objs: list[tuple[float, float, float, str]], bg: tuple[int, int, int] = BACKGROUND
+) -> np.ndarray:
     """Discs (x, y, r, colour name) drawn in order on a plain background."""
     im, d = canvas(bg)
     for x, y, r, c in objs:
@@ -48,9 +56,13 @@ def discs_image(objs: list[tuple[float, float, float, str]], bg: tuple[int, int,
     return to_array(im)
 
 
-def place_discs(rng: np.random.Generator, radii: list[float], margin: float = 3.0,
-                box: tuple[float, float, float, float] = (4, 4, SIZE - 4, SIZE - 4),
-                tries: int = 2000) -> list[tuple[float, float]] | None:
+def place_discs(
+    rng: np.random.Generator,
+    radii: list[float],
+    margin: float = 3.0,
+    box: tuple[float, float, float, float] = (4, 4, SIZE - 4, SIZE - 4),
+    tries: int = 2000,
+) -> list[tuple[float, float]] | None:
     """Non-overlapping centres (gap >= margin) for discs of the given radii inside `box`, or None."""
     placed: list[tuple[float, float, float]] = []
     x0, y0, x1, y1 = box

@@ -55,6 +55,7 @@ def _times(t_end: float, n: int = N_VIDEO) -> list[float]:
 
 # ---- property ---------------------------------------------------------------------------------------
 
+
 def number(rng: np.random.Generator) -> Scene:
     k = int(rng.integers(1, 9))
     start = int(rng.integers(max(1, k - 3), min(k, 6) + 1))  # 4 consecutive counts around k
@@ -74,8 +75,12 @@ def color(rng: np.random.Generator) -> Scene:
     pos = place_discs(rng, radii, margin=3)
     assert pos is not None
     img = discs_image([(x, y, r, c) for (x, y), r, c in zip(pos, radii, cols, strict=False)])
-    return Scene("What color is the largest ball?", [cols[0], cols[3], cols[1], cols[2]], [img],
-                 {"radii": [float(r) for r in radii], "colours": cols[:3]})
+    return Scene(
+        "What color is the largest ball?",
+        [cols[0], cols[3], cols[1], cols[2]],
+        [img],
+        {"radii": [float(r) for r in radii], "colours": cols[:3]},
+    )
 
 
 @lru_cache(maxsize=1)
@@ -112,8 +117,13 @@ def attribute(rng: np.random.Generator, part: str = "test") -> Scene:
     for k, c in enumerate(_pick_colours(rng, 4)):
         x = 14 + 23 * k
         d.rounded_rectangle((x - 8, 40, x + 8, 56), radius=3, fill=COLOURS[c])
-    return Scene(f"Which object is the {ext} {attr}?", [right, *wrong], [to_array(im)],
-                 {"attribute": attr, "extreme": ext}, objects=[right, *wrong])
+    return Scene(
+        f"Which object is the {ext} {attr}?",
+        [right, *wrong],
+        [to_array(im)],
+        {"attribute": attr, "extreme": ext},
+        objects=[right, *wrong],
+    )
 
 
 def mass(rng: np.random.Generator) -> Scene:
@@ -132,16 +142,28 @@ def mass(rng: np.random.Generator) -> Scene:
         for poly, c in zip(boxes, (c_left, c_right), strict=True):
             polygon(d, poly, COLOURS[c])
         frames.append(to_array(im))
-    opts = [f"The {c_left} box is heavier", f"The {c_right} box is heavier", "They have the same mass",
-            "The mass of the boxes cannot be compared"]
+    opts = [
+        f"The {c_left} box is heavier",
+        f"The {c_right} box is heavier",
+        "They have the same mass",
+        "The mass of the boxes cannot be compared",
+    ]
     order = [case, *[i for i in range(4) if i != case]]
-    return Scene(f"What can you tell about the mass of the {c_left} box and the {c_right} box?",
-                 [opts[i] for i in order], [np.stack(frames)],
-                 {"m_left": m_left, "m_right": m_right, "sim_angle": float(states[-1][2]),
-                  "torque_sign": ph.seesaw_torque_sign(m_left, m_right)})
+    return Scene(
+        f"What can you tell about the mass of the {c_left} box and the {c_right} box?",
+        [opts[i] for i in order],
+        [np.stack(frames)],
+        {
+            "m_left": m_left,
+            "m_right": m_right,
+            "sim_angle": float(states[-1][2]),
+            "torque_sign": ph.seesaw_torque_sign(m_left, m_right),
+        },
+    )
 
 
 # ---- relationships ----------------------------------------------------------------------------------
+
 
 def size(rng: np.random.Generator) -> Scene:
     cols = _pick_colours(rng, 4)
@@ -170,8 +192,12 @@ def location(rng: np.random.Generator) -> Scene:
             break
     img = discs_image([(x, y, r, c) for (x, y), r, c in zip(pos, radii, cols, strict=True)])
     order = np.argsort([sign * p[axis] for p in pos])
-    return Scene(f"Which ball is the {which} in the image?", [f"the {cols[i]} ball" for i in order], [img],
-                 {"positions": pos})
+    return Scene(
+        f"Which ball is the {which} in the image?",
+        [f"the {cols[i]} ball" for i in order],
+        [img],
+        {"positions": pos},
+    )
 
 
 def distance(rng: np.random.Generator) -> Scene:
@@ -186,8 +212,12 @@ def distance(rng: np.random.Generator) -> Scene:
             break
     img = discs_image([(x, y, 6.0, c) for (x, y), c in zip(pos, cols, strict=True)])
     order = np.argsort(dist)
-    return Scene(f"Which ball is closest to the {cols[0]} ball?", [f"the {cols[1 + i]} ball" for i in order],
-                 [img], {"positions": pos})
+    return Scene(
+        f"Which ball is closest to the {cols[0]} ball?",
+        [f"the {cols[1 + i]} ball" for i in order],
+        [img],
+        {"positions": pos},
+    )
 
 
 HORIZON, FOCAL, CAM_H, OBJ_R, FAR = 30.0, 60.0, 1.0, 0.4, 40.0
@@ -234,6 +264,7 @@ def depth_scene(rng: np.random.Generator, k: int = 4) -> tuple[np.ndarray, np.nd
 
 def _mark(img: np.ndarray, points: dict[str, tuple[int, int]]) -> np.ndarray:
     from PIL import Image, ImageDraw
+
     im = Image.fromarray(img)
     d = ImageDraw.Draw(im)
     for letter, (x, y) in points.items():
@@ -250,8 +281,13 @@ def depth(rng: np.random.Generator) -> Scene:
     order = np.argsort([o["z"] for o in objs])  # nearest first: the answer
     word = "closest" if rng.random() < 0.5 else "nearest"
     pts = [objs[i]["point"] for i in order]
-    return Scene(f"Which point is {word} to the camera?", [None] * 4, [img],
-                 {"depth_map": dmap, "z": [objs[i]["z"] for i in order]}, points=pts)
+    return Scene(
+        f"Which point is {word} to the camera?",
+        [None] * 4,
+        [img],
+        {"depth_map": dmap, "z": [objs[i]["z"] for i in order]},
+        points=pts,
+    )
 
 
 def finish_depth(scene: Scene, letters: list[str]) -> None:
@@ -277,14 +313,22 @@ def motion(rng: np.random.Generator) -> Scene:
         objs = [(x, y, 6.0, c) for (x, y), c in zip(others or [], cols[1:], strict=False)]
         objs.append((x0 + dx * speed * t, y0 + dy * speed * t, 6.0, cols[0]))
         frames.append(discs_image(objs))
-    return Scene(f"In which direction is the {cols[0]} ball moving?", [name, *[d for d in dirs if d != name]],
-                 [np.stack(frames)], {"direction": name, "speed": speed})
+    return Scene(
+        f"In which direction is the {cols[0]} ball moving?",
+        [name, *[d for d in dirs if d != name]],
+        [np.stack(frames)],
+        {"direction": name, "speed": speed},
+    )
 
 
 # ---- scene ------------------------------------------------------------------------------------------
 
-CAMERA_OPTIONS = ["The camera is closer to the objects", "The camera is farther away from the objects",
-                  "The camera moves to the left", "The camera moves to the right"]
+CAMERA_OPTIONS = [
+    "The camera is closer to the objects",
+    "The camera is farther away from the objects",
+    "The camera moves to the left",
+    "The camera moves to the right",
+]
 
 
 def viewpoint(rng: np.random.Generator) -> Scene:
@@ -296,15 +340,21 @@ def viewpoint(rng: np.random.Generator) -> Scene:
     for t in _times(1.0):
         s = [1 + 0.5 * t, 1 - 0.35 * t, 1, 1][case]
         shift = [0, 0, 16 * t, -16 * t][case]  # camera left: the world slides right
-        objs = [(48 + (x - 48) * s + shift, 48 + (y - 48) * s, r * s, c)
-                for (x, y), r, c in zip(pos, radii, cols, strict=True)]
+        objs = [
+            (48 + (x - 48) * s + shift, 48 + (y - 48) * s, r * s, c)
+            for (x, y), r, c in zip(pos, radii, cols, strict=True)
+        ]
         frames.append(discs_image(objs))
     opts = [CAMERA_OPTIONS[case], *[o for i, o in enumerate(CAMERA_OPTIONS) if i != case]]
     return Scene("How does the camera move in the video shot?", opts, [np.stack(frames)], {"case": case})
 
 
-LIGHT_OPTIONS = ["The light source is at the upper left", "The light source is at the upper right",
-                 "The light source is directly above the balls", "The light source is in front of the balls"]
+LIGHT_OPTIONS = [
+    "The light source is at the upper left",
+    "The light source is at the upper right",
+    "The light source is directly above the balls",
+    "The light source is in front of the balls",
+]
 
 
 def light(rng: np.random.Generator) -> Scene:
@@ -315,8 +365,12 @@ def light(rng: np.random.Generator) -> Scene:
     xs = rng.permutation([26.0, 70.0]) + rng.uniform(-4, 4, 2)
     balls = [(x, float(rng.uniform(68, 84)), float(rng.uniform(6, 8))) for x in xs]
     for x, yc, r in balls:  # shadow on the ground, away from the light
-        sx, sy, w, h = [(x + 2.2 * r, yc, 2.0 * r, 0.6 * r), (x - 2.2 * r, yc, 2.0 * r, 0.6 * r),
-                        (x, yc, 1.1 * r, 0.5 * r), (x, yc - 1.6 * r, 0.9 * r, 1.4 * r)][case]
+        sx, sy, w, h = [
+            (x + 2.2 * r, yc, 2.0 * r, 0.6 * r),
+            (x - 2.2 * r, yc, 2.0 * r, 0.6 * r),
+            (x, yc, 1.1 * r, 0.5 * r),
+            (x, yc - 1.6 * r, 0.9 * r, 1.4 * r),
+        ][case]
         d.ellipse((sx - w, sy - h, sx + w, sy + h), fill=SHADOW)
     for (x, yc, r), c in zip(balls, cols, strict=True):
         disc(d, x, yc - r, r, COLOURS[c])
@@ -339,16 +393,23 @@ def air(rng: np.random.Generator) -> Scene:
         for x, y, c in zip((30.0, 66.0), row, cols, strict=True):
             disc(d, x, y, 5, COLOURS[c])
         frames.append(to_array(im))
-    opts = [f"Only the {cols[0]} ball is slowed by air resistance",
-            f"Only the {cols[1]} ball is slowed by air resistance",
-            "Neither ball is slowed by air resistance", "Both balls are slowed equally by air resistance"]
+    opts = [
+        f"Only the {cols[0]} ball is slowed by air resistance",
+        f"Only the {cols[1]} ball is slowed by air resistance",
+        "Neither ball is slowed by air resistance",
+        "Both balls are slowed equally by air resistance",
+    ]
     order = [case, *[i for i in range(4) if i != case]]
-    return Scene(f"The {cols[0]} ball and the {cols[1]} ball are dropped at the same time. "
-                 "Which statement is true?", [opts[i] for i in order], [np.stack(frames)],
-                 {"drags": drags, "y0": y0, "t_end": t_end, "sim_final_y": ys[-1]})
+    return Scene(
+        f"The {cols[0]} ball and the {cols[1]} ball are dropped at the same time. Which statement is true?",
+        [opts[i] for i in order],
+        [np.stack(frames)],
+        {"drags": drags, "y0": y0, "t_end": t_end, "sim_final_y": ys[-1]},
+    )
 
 
 # ---- dynamics ---------------------------------------------------------------------------------------
+
 
 def collision(rng: np.random.Generator) -> Scene:
     y = 48.0
@@ -361,13 +422,19 @@ def collision(rng: np.random.Generator) -> Scene:
         f1, f2 = ph.collision_positions(x1, r1, x2, r2, v, 2.0)
         if not (r1 + 2 <= f1 and f2 <= SIZE - r2 - 2):
             continue
-        cands = {"inelastic": (lambda vc: (x1 + v * t0 + vc * (2 - t0), x2 + vc * (2 - t0)))(
-                     r1 * r1 * v / (r1 * r1 + r2 * r2)),
-                 "no_transfer": (x1 + v * t0, x2),
-                 "bounce": (x1 + v * t0 - v * (2 - t0), x2),
-                 "swapped": ph.collision_positions(x1, r2, x2, r1, v, 2.0)}
-        cands = {k: c for k, c in cands.items()
-                 if max(abs(c[0] - f1), abs(c[1] - f2)) >= 5 and r1 <= c[0] and c[1] <= SIZE - r2}
+        cands = {
+            "inelastic": (lambda vc: (x1 + v * t0 + vc * (2 - t0), x2 + vc * (2 - t0)))(
+                r1 * r1 * v / (r1 * r1 + r2 * r2)
+            ),
+            "no_transfer": (x1 + v * t0, x2),
+            "bounce": (x1 + v * t0 - v * (2 - t0), x2),
+            "swapped": ph.collision_positions(x1, r2, x2, r1, v, 2.0),
+        }
+        cands = {
+            k: c
+            for k, c in cands.items()
+            if max(abs(c[0] - f1), abs(c[1] - f2)) >= 5 and r1 <= c[0] and c[1] <= SIZE - r2
+        }
         if len(cands) >= 3:
             break
     names = [str(k) for k in rng.permutation(sorted(cands))[:3]]
@@ -377,9 +444,13 @@ def collision(rng: np.random.Generator) -> Scene:
     video = np.stack([discs_image([(a, y, r1, c1), (b, y, r2, c2)]) for a, b in sim[:-1]])
     finals = [sim[-1], *[cands[n] for n in names]]
     opts = [discs_image([(a, y, r1, c1), (b, y, r2, c2)]) for a, b in finals]
-    return Scene(f"Both balls are made of the same material. The video lasts 1 second. Which image shows "
-                 f"the {c1} ball and the {c2} ball 1 second after the video ends?", opts, [video],
-                 {"x1": x1, "r1": r1, "x2": x2, "r2": r2, "v": v, "sim_final": sim[-1], "distractors": names})
+    return Scene(
+        f"Both balls are made of the same material. The video lasts 1 second. Which image shows "
+        f"the {c1} ball and the {c2} ball 1 second after the video ends?",
+        opts,
+        [video],
+        {"x1": x1, "r1": r1, "x2": x2, "r2": r2, "v": v, "sim_final": sim[-1], "distractors": names},
+    )
 
 
 def throwing(rng: np.random.Generator) -> Scene:
@@ -402,15 +473,28 @@ def throwing(rng: np.random.Generator) -> Scene:
         disc(d, x, y, 3, BALL_BLACK)
         frames.append(to_array(im))
     zone = int((land - 4) // 22)
-    return Scene("The black ball is thrown. In which zone will it land?",
-                 [f"the {zones[zone]} zone", *[f"the {c} zone" for i, c in enumerate(zones) if i != zone]],
-                 [np.stack(frames)],
-                 {"x0": x0, "y0": y0, "vx": vx, "vy": vy, "ground_y": ground_y, "zone_index": zone,
-                  "sim_landing_x": sim_land, "formula_landing_x": land})
+    return Scene(
+        "The black ball is thrown. In which zone will it land?",
+        [f"the {zones[zone]} zone", *[f"the {c} zone" for i, c in enumerate(zones) if i != zone]],
+        [np.stack(frames)],
+        {
+            "x0": x0,
+            "y0": y0,
+            "vx": vx,
+            "vy": vy,
+            "ground_y": ground_y,
+            "zone_index": zone,
+            "sim_landing_x": sim_land,
+            "formula_landing_x": land,
+        },
+    )
 
 
-TOWER_OPTIONS = {"stays": "The tower stays standing", "left": "The tower falls to the left",
-                 "right": "The tower falls to the right"}
+TOWER_OPTIONS = {
+    "stays": "The tower stays standing",
+    "left": "The tower falls to the left",
+    "right": "The tower falls to the right",
+}
 TABLE_Y, BLOCK_H = 80.0, 9.0
 
 
@@ -434,10 +518,13 @@ def random_tower(rng: np.random.Generator, want: str, n: int = 3) -> list[tuple[
             continue
         margins = []
         for k in range(n - 1):
-            above = blocks[k + 1:]
+            above = blocks[k + 1 :]
             com = sum(x * w for x, w in above) / sum(w for _, w in above)
-            margins.append(min(abs(com - (blocks[k][0] - blocks[k][1] / 2)),
-                               abs(com - (blocks[k][0] + blocks[k][1] / 2))))
+            margins.append(
+                min(
+                    abs(com - (blocks[k][0] - blocks[k][1] / 2)), abs(com - (blocks[k][0] + blocks[k][1] / 2))
+                )
+            )
         if min(margins) < 2.0:
             continue
         if ph.simulate_tower(blocks, TABLE_Y, BLOCK_H)[0] == want:
@@ -449,10 +536,17 @@ def manipulation(rng: np.random.Generator) -> Scene:
     want = ["stays", "left", "right"][int(rng.integers(3))]
     blocks = random_tower(rng, want)
     cols = _pick_colours(rng, 3)
-    opts = [TOWER_OPTIONS[want], *[v for k, v in TOWER_OPTIONS.items() if k != want],
-            "The tower sinks into the table"]
-    return Scene("What will happen to this tower of blocks?", opts, [tower_image(blocks, cols)],
-                 {"blocks": blocks, "verdict": want})
+    opts = [
+        TOWER_OPTIONS[want],
+        *[v for k, v in TOWER_OPTIONS.items() if k != want],
+        "The tower sinks into the table",
+    ]
+    return Scene(
+        "What will happen to this tower of blocks?",
+        opts,
+        [tower_image(blocks, cols)],
+        {"blocks": blocks, "verdict": want},
+    )
 
 
 # sub_type -> (generator, task_type, ability_type, mode)
