@@ -67,3 +67,22 @@ def test_comparable_rule_on_fixed_measurements():
     assert slow.verdict is Verdict.NOT_REPRODUCED
     sub, _ = _speed_findings(rows(0.3, 0.1), [10], cfg)  # cold 1.5 s: over the paper's second
     assert sub.verdict is Verdict.NOT_REPRODUCED
+
+
+def test_variant_counts_rule_on_fixed_measurements():
+    """p95 of the top-20 latency < 0.3 s in every class and exact counts; one slow class or one count
+    mismatch fails it."""
+    from iclr25.softmatcha.experiments import CLASSES, variant_finding
+
+    def rows(slow: float = 0.05, mismatch: bool = False):
+        out = []
+        for c in CLASSES:
+            for k in range(20):
+                s = slow if (c == "frequent" and k >= 18) else 0.01
+                out.append({"n": 10**7, "class": c, "variants_s": s, "soft_hits": 100,
+                            "variant_hits": 99 if (mismatch and k == 0 and c == "rare") else 100})
+        return out
+
+    assert variant_finding(rows(), 10**7).verdict is Verdict.REPRODUCED
+    assert variant_finding(rows(slow=0.5), 10**7).verdict is not Verdict.REPRODUCED  # 2 of 20 slow: p95
+    assert variant_finding(rows(mismatch=True), 10**7).verdict is not Verdict.REPRODUCED

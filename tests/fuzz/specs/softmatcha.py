@@ -4,7 +4,8 @@ from ..harness import invoke
 from ..spec import Spec
 
 SPECS = [
-    Spec("softmatcha grep", {"pattern": "the king", "files": ["{text}"], "threshold": "0.6"}, grep_like=True),
+    Spec("softmatcha grep", {"pattern": "the king", "files": ["{text}"], "threshold": "0.6", "variants": True,
+                             "max_insert": "1"}, grep_like=True),
     Spec("softmatcha index", {"files": ["{text}"], "output": "{tmp}/idx"}),
     Spec("softmatcha search", {"index_path": "{index}", "pattern": "the king", "threshold": "0.6",
                                "kwic": True, "sort": "right", "width": "20"}, grep_like=True),
