@@ -30,7 +30,7 @@ class RefinerConfig:
     steps: int = 1000
     patch: int = 32  # training patch of the latent image, px
     ddim_steps: int = 30
-    start_t: int = 999  # better_start: sampling starts from A_init noised to this step
+    start_t: int = 399  # better_start: sampling starts from A_init noised to this step (ours: = t_start)
     g_scale: float = 800.0  # s
     t_start: int = 400  # guidance is active for t < t_start
     momentum: float = 0.8
@@ -39,6 +39,9 @@ class RefinerConfig:
     w_range: float = 0.005  # penalty weight for A outside [0, 1] and MSI < 0
     w_anchor: float = 0.02  # weight of ‖A − A_init‖² (central crop)
     crop: float = 0.25  # measurement columns dropped at each side, as a share of W (64 of 256)
+
+
+GUIDANCE_NORM = 256.0 * (310 - 2 * 64)  # central measurement entries of a 256² KAIST scene
 
 
 def alphas_cumprod(config: RefinerConfig) -> torch.Tensor:
@@ -73,19 +76,19 @@ def guidance_loss(z0: torch.Tensor, z_init: torch.Tensor, norm: Normaliser,
                   decode: Callable[[torch.Tensor], torch.Tensor], lf: torch.Tensor, y: torch.Tensor,
                   mask: torch.Tensor, config: RefinerConfig, step: int = 2) -> torch.Tensor:
     """§2(e): ‖Φ·max(MSI, 0) − y‖₁ on the central columns + w_range·(A∉[0,1], MSI<0 penalties)
-    + w_anchor·‖A − A_init‖² on the central crop, with MSI = ψ⁻¹(A) + X^l. Means, not sums, so the
-    scale s does not depend on the image size."""
+    + w_anchor·‖A − A_init‖² on the central crop, with MSI = ψ⁻¹(A) + X^l. The norms are sums divided by
+    one constant (the central measurement size of a 256² scene), so the gradient per latent element, and
+    with it the meaning of s, does not change with the image size."""
     a = norm.inverse(z0)
     msi = decode(a) + lf  # (1, B, H, W)
-    w = mask.shape[-1]
-    c = int(round(config.crop * w))
+    c = int(round(config.crop * mask.shape[-1]))
     resid = cassi_forward(msi.clamp_min(0), mask, step) - y
-    data = resid[..., c: resid.shape[-1] - c].abs().mean()
+    data = resid[..., c: resid.shape[-1] - c].abs().sum()
     n01 = (z0 + 1) / 2
-    penalty = (torch.relu(-n01) + torch.relu(n01 - 1)).mean() + torch.relu(-msi).mean()
+    penalty = (torch.relu(-n01) + torch.relu(n01 - 1)).sum() + torch.relu(-msi).sum()
     ch, cw = z0.shape[-2] // 4, z0.shape[-1] // 4
-    anchor = ((z0 - z_init)[..., ch: z0.shape[-2] - ch, cw: z0.shape[-1] - cw] ** 2).mean()
-    return data + config.w_range * penalty + config.w_anchor * anchor
+    anchor = ((z0 - z_init)[..., ch: z0.shape[-2] - ch, cw: z0.shape[-1] - cw] ** 2).sum()
+    return (data + config.w_range * penalty + config.w_anchor * anchor) / GUIDANCE_NORM
 
 
 def guidance_grad(z0: torch.Tensor, *args, **kwargs) -> tuple[torch.Tensor, float]:

@@ -58,11 +58,11 @@ _XYZ_TO_SRGB = np.array([[3.2406, -1.5372, -0.4986],
 
 @functools.lru_cache(maxsize=8)
 def _cmfs(wavelengths: tuple[float, ...]) -> np.ndarray:
-    import colour  # slow import (~3 s): only when a render is asked for
+    from iclr25.psr_sci.colour_data import cie1931_cmfs
 
-    cmfs = colour.MSDS_CMFS["CIE 1931 2 Degree Standard Observer"]
+    cwl, cmf = cie1931_cmfs()
     wl = np.asarray(wavelengths)
-    return np.stack([np.interp(wl, cmfs.wavelengths, cmfs.values[:, i]) for i in range(3)], 1)  # (B, 3)
+    return np.stack([np.interp(wl, cwl, cmf[:, i]) for i in range(3)], 1)  # (B, 3)
 
 
 def to_rgb(x: Any, wavelengths: Sequence[float] | None = None, exposure: float = 1.0) -> np.ndarray:

@@ -38,11 +38,10 @@ def spectral_library(name: str = "train") -> np.ndarray:
     if name == "train":
         wl, s = _read_table(package_file("colour", "characterisation", "datasets", "rawtoaces",
                                          "190_Patches.csv", pip_name="colour-science==0.4.7"))
-        import colour  # the ColorChecker spectra live in Python source, not in a data file
+        from iclr25.psr_sci.colour_data import colorchecker_spectra
 
-        cc = colour.SDS_COLOURCHECKERS["BabelColor Average"]
-        cc_s = np.stack([_resample(sd.wavelengths, sd.values[None], to)[0] for sd in cc.values()])
-        lib = np.concatenate([_resample(wl, s, to), cc_s])
+        cc_wl, cc = colorchecker_spectra()
+        lib = np.concatenate([_resample(wl, s, to), _resample(cc_wl, cc, to)])
     elif name == "zero_shot":
         wl, s = _read_table(package_file("colour", "quality", "datasets", "tcs_cfi2017_5_nm.csv.gz",
                                          pip_name="colour-science==0.4.7"), gzip.open)
@@ -61,6 +60,14 @@ def load_image(name: str) -> np.ndarray:
     if img.ndim == 2:
         img = np.repeat(img[..., None], 3, axis=-1)
     return img[..., :3]
+
+
+@functools.lru_cache(maxsize=16)
+def _downscaled(name: str, scale: float) -> np.ndarray:
+    from skimage.transform import downscale_local_mean
+
+    f = max(int(round(1 / scale)), 1)
+    return downscale_local_mean(load_image(name), (f, f, 1)).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -112,10 +119,7 @@ def synth_scene(image: np.ndarray, library: str, rng: np.random.Generator,
 def random_crops(names: tuple[str, ...], n: int, size: int, rng: np.random.Generator,
                  scale: float = 0.5) -> list[np.ndarray]:
     """`n` RGB crops (size, size, 3) from the photographs, downscaled by `scale` first."""
-    from skimage.transform import rescale
-
-    imgs = [rescale(load_image(k), scale, channel_axis=-1, anti_aliasing=True).astype(np.float32)
-            for k in names]
+    imgs = [_downscaled(k, scale) for k in names]
     out = []
     for i in range(n):
         img = imgs[i % len(imgs)]
