@@ -32,16 +32,17 @@ def head(tmp_path_factory):
     # a head protected the way Ray documents it: a token generated first (HOME/.ray/auth_token)
     subprocess.run([str(BIN / "ray"), "get-auth-token", "--generate"], env=env, check=True,
                    capture_output=True, timeout=60)
-    proc = subprocess.Popen([str(BIN / "ray"), "start", "--head", "--block", f"--port={port}",
-                             "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats",
-                             f"--temp-dir={home / 'ray'}"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    log = home / "head.log"
+    with open(log, "wb") as sink:  # the head's own "started" line is the readiness signal
+        proc = subprocess.Popen([str(BIN / "ray"), "start", "--head", "--block", f"--port={port}",
+                                 "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats",
+                                 f"--temp-dir={home / 'ray'}"],
+                                env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     token = home / ".ray" / "auth_token"
-    deadline = time.time() + 120
-    while not _listening(port):
+    deadline = time.time() + 240
+    while b"Ray runtime started" not in log.read_bytes():
         if proc.poll() is not None or time.time() > deadline:
-            pytest.fail("ray start --head did not come up")
+            pytest.fail("ray start --head did not come up: " + log.read_text(errors="replace")[-500:])
         time.sleep(0.5)
     assert token.is_file()
     try:
@@ -49,11 +50,6 @@ def head(tmp_path_factory):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _reproduce(address: str, home: Path, tmp: Path) -> subprocess.CompletedProcess:
