@@ -67,7 +67,8 @@ def _cmfs(wavelengths: tuple[float, ...]) -> np.ndarray:
 
 def to_rgb(x: Any, wavelengths: Sequence[float] | None = None, exposure: float = 1.0) -> np.ndarray:
     """An sRGB uint8 render (H, W, 3) of a (B, H, W) radiance cube: XYZ through the CIE 1931 2° observer
-    at the band centres (a flat unit spectrum maps to Y = 1), then sRGB with its gamma."""
+    at the band centres, then linear sRGB white-balanced so a flat unit spectrum renders white, then
+    the sRGB gamma."""
     from iclr25.psr_sci.operators import KAIST_WAVELENGTHS
 
     x = np.asarray(x.detach() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
@@ -75,7 +76,8 @@ def to_rgb(x: Any, wavelengths: Sequence[float] | None = None, exposure: float =
     if len(wl) != x.shape[0]:
         raise ValueError(f"to_rgb: {len(wl)} wavelengths for a cube of {x.shape[0]} bands")
     cmf = _cmfs(wl)
-    xyz = np.tensordot(cmf.T, x, axes=1) / cmf[:, 1].sum()  # (3, H, W)
-    lin = np.clip(np.tensordot(_XYZ_TO_SRGB, xyz, axes=1) * exposure, 0, 1)
+    xyz = np.tensordot(cmf.T, x, axes=1)  # (3, H, W)
+    white = _XYZ_TO_SRGB @ cmf.sum(0)  # linear sRGB of a flat unit spectrum over these bands
+    lin = np.clip(np.tensordot(_XYZ_TO_SRGB, xyz, axes=1) / white[:, None, None] * exposure, 0, 1)
     srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055)
     return (np.moveaxis(srgb, 0, -1) * 255 + 0.5).astype(np.uint8)
