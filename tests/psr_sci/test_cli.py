@@ -1,4 +1,4 @@
-"""`iclr25 psr_sci ...`: simulate and reconstruct a user's image, and one-line errors (exit 2) for bad input."""
+"""`iclr25 psr_sci ...`: simulate and reconstruct a user's image; bad input is one line and exit 2."""
 
 import numpy as np
 import pytest
