@@ -226,7 +226,7 @@ def test_grep_variants_table_and_edits(capsys, text_file):
 @pytest.mark.parametrize(("args", "msg"), [
     (["--max-insert", "-1"], "--max-insert"), (["--max-delete", "3"], "would delete the whole"),
     (["--variants", "--top-k", "0"], "--top-k"), (["--penalty", "nan"], "--penalty"),
-    (["--score", "mean"], "score must be"), (["--offset", "-1"], "--offset"),
+    (["--score", "mean"], "--score must be"), (["--offset", "-1"], "--offset"),
 ])
 def test_grep_bad_variant_options_are_one_line_exit_2(capsys, text_file, args, msg):
     code, out, err = _cli(capsys, "grep", "king of israel", str(text_file), "--max-insert", "1", *args)

@@ -158,6 +158,15 @@ def _highlighter(color: str, max_count: int | None):
     return (lambda s: f"\x1b[1;31m{s}\x1b[0m") if use_color else (lambda s: s)
 
 
+def _check_ranked_options(score: str, penalty: float) -> None:
+    """Validated on every call, also where a plain search does not use them."""
+    from iclr25.core.errors import UserError
+    from iclr25.core.options import finite
+    if score not in ("min", "product"):
+        raise UserError(f"--score must be min or product, got {score!r}")
+    finite(penalty, "--penalty", 0.0, 1.0, low_open=True)
+
+
 def _is_ranked(idx, pattern: str, variants: bool, max_insert: int, max_delete: int) -> bool:
     """Variants, edits and wildcards are answered from the suffix array (ranked order)."""
     return bool(variants or max_insert or max_delete
@@ -281,6 +290,7 @@ def search(
     """Search an index for PATTERN: every window whose tokens are each close enough to the pattern's.
     `*` or `_` in PATTERN match any one token; with --variants, --max-insert/--max-delete or a wildcard
     the answer comes from the suffix array, best-scoring variant first."""
+    _check_ranked_options(score, penalty)
     idx = _index_for(index_path)
     if _is_ranked(idx, pattern, variants, max_insert, max_delete):
         _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
@@ -314,6 +324,7 @@ def grep(
     import warnings
 
     from iclr25.softmatcha.scan import memory_corpus
+    _check_ranked_options(score, penalty)
     thr = _thresholds(threshold)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
