@@ -129,17 +129,19 @@ def pretrain_job(job: dict) -> dict:
 
 def eval_sets(world: World, tasks: Sequence[int], n_eval: int) -> dict[str, list]:
     forget = world.forget(tasks)
-    forget = forget[::max(1, len(forget) // max(n_eval, 40))][:max(n_eval, 40)]  # spread over the tasks
+    forget = forget[::max(1, len(forget) // n_eval)][:n_eval]  # spread over the tasks
     return {"forget": forget, "retain": world.retain_eval[:n_eval],
             "real_authors": world.real_authors[:n_eval], "world_facts": world.world_facts[:n_eval]}
 
 
-def _scores(model, world: World, tasks: Sequence[int], n_eval: int, retain_tr=None, sets=None) -> dict:
+def _scores(model, world: World, tasks: Sequence[int], n_eval: int, retain_tr=None, sets=None,
+            max_new: int = 96) -> dict:
     from iclr25.llm_unlearning.evaluate import evaluate_unlearning, hallucination_rate
     chosen = eval_sets(world, tasks, n_eval)
     if sets is not None:
         chosen = {k: v for k, v in chosen.items() if k in sets}
-    rep = evaluate_unlearning(model, chosen, encoder=_encoder(), retain_truth_ratios=retain_tr)
+    rep = evaluate_unlearning(model, chosen, encoder=_encoder(), retain_truth_ratios=retain_tr,
+                              max_new_tokens=max_new)
     out = rep.summary()
     for k, r in rep.sets.items():
         out[f"{k}_refusal"] = r.metrics["refusal"]
@@ -161,16 +163,17 @@ def unlearn_job(job: dict) -> dict:
         from iclr25.llm_unlearning.evaluate import generate_answers
         from iclr25.llm_unlearning.metrics import rouge_l
         rows = world.forget(tasks)
-        gens, _ = generate_answers(out, [r["question"] for r in rows])
+        gens, _ = generate_answers(out, [r["question"] for r in rows], job["max_new"])
         rouge = [rouge_l(r["answer"], g)[0] for r, g in zip(rows, gens, strict=True)]
         return {"forget_rouge": float(np.mean(rouge))}
-    return {**job["key"], **_scores(out, world, tasks, job["n_eval"], job.get("retain_tr"))}
+    return {**job["key"], **_scores(out, world, tasks, job["n_eval"], job.get("retain_tr"),
+                                    max_new=job["max_new"])}
 
 
 def baseline_job(job: dict) -> dict:
     """The initial (full) or retain-only model, evaluated without unlearning."""
     model = _pretrained(job["world"], job["pcfg"], job["with_forget"])
-    return _scores(model, job["world"], job["tasks"], job["n_eval"])
+    return _scores(model, job["world"], job["tasks"], job["n_eval"], max_new=job["max_new"])
 
 
 def continual_job(job: dict) -> dict:
@@ -184,7 +187,8 @@ def continual_job(job: dict) -> dict:
     def after(i, m):
         if (i + 1) % job["every"] == 0 or i + 1 == len(tasks):
             mus[i + 1] = _scores(m, world, [tasks[0]], job["n_eval"], sets=("retain", "real_authors",
-                                                                            "world_facts"))["mu"]
+                                                                            "world_facts"),
+                                 max_new=job["max_new"])["mu"]
 
     cfg = UnlearnConfig(method=job["method"], lr=job["lr"], seed=job["seed"], epochs=job["epochs"])
     continual_unlearn(model, None, [world.forget_tasks[t] for t in tasks], world.retain, ref=job["ref"],
@@ -196,15 +200,16 @@ def continual_job(job: dict) -> dict:
 
 def _sizes(ctx: RunContext) -> dict:
     return ctx.pick(
-        smoke=dict(tasks=[1], splits=[[1]], authors=2, n_real=8, n_eval=8, seeds=[1], methods=[QUICK_METHODS],
-                   pcfg=dict(n_layer=1, d_model=32, n_head=2, epochs=2, batch=32), epochs=1, forget_cap=8),
+        smoke=dict(tasks=[1], splits=[[1]], authors=1, n_real=4, n_eval=4, seeds=[1], methods=[QUICK_METHODS],
+                   pcfg=dict(n_layer=1, d_model=16, n_head=2, epochs=1, batch=32), epochs=1, forget_cap=4,
+                   max_new=8),
         quick=dict(tasks=[1], splits=[[1]], authors=10, n_real=40, n_eval=40, seeds=[3],
-                   methods=[QUICK_METHODS], pcfg={}, epochs=5, forget_cap=None),
+                   methods=[QUICK_METHODS], pcfg={}, epochs=5, forget_cap=None, max_new=96),
         # full (CPU budget): on {1} the claims' five methods x 3 seeds and the other eight x 1 seed; on
         # {1-3} and {1-5} the five methods x 1 seed
         full=dict(tasks=list(range(1, 11)), splits=[[1], [1, 2, 3], [1, 2, 3, 4, 5]], authors=10, n_real=40,
                   n_eval=40, seeds=[3, 1, 1], methods=[None, QUICK_METHODS, QUICK_METHODS], pcfg={}, epochs=5,
-                  forget_cap=None, extra_seeds=1))
+                  forget_cap=None, extra_seeds=1, max_new=96))
 
 
 def run(profile: str, ctx: RunContext) -> list[Finding]:
@@ -222,7 +227,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
     info = ctx.map(pretrain_job, [dict(world=world, pcfg=pcfg, with_forget=w) for w in (True, False)],
                    "fine-tuning TinyGPT (full, retain-only)")
     first = sz["splits"][0]
-    base = dict(world=world, pcfg=pcfg, n_eval=sz["n_eval"])
+    base = dict(world=world, pcfg=pcfg, n_eval=sz["n_eval"], max_new=sz["max_new"])
     initial, retain_model = ctx.map(baseline_job, [dict(base, with_forget=w, tasks=first)
                                                    for w in (True, False)],
                                     "evaluating initial and retain-only models")
