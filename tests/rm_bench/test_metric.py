@@ -52,7 +52,7 @@ scores = arrays(np.float64, st.tuples(st.integers(1, 12), st.just(3)),
                 elements=st.integers(-3, 3).map(float))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(scores, st.data())
 def test_matrix_equals_a_per_item_loop(ch, data):
     rej = data.draw(arrays(np.float64, ch.shape, elements=st.integers(-3, 3).map(float)))
@@ -60,7 +60,7 @@ def test_matrix_equals_a_per_item_loop(ch, data):
         np.testing.assert_allclose(style_matrix(ch, rej, ties), loop_matrix(ch, rej, ties))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 10), st.just(3)), elements=st.floats(-1e3, 1e3),
               unique=True), st.integers(0, 2**31))
 def test_swapping_roles_gives_100_minus_transpose_and_order_does_not_matter(ch, seed):

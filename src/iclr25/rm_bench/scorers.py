@@ -38,8 +38,8 @@ def _check(prompts: Sequence[str], responses: Sequence[str]) -> tuple[list[str],
 def markdown_marks(text: str) -> int:
     """Number of markdown constructs in `text`.
 
-    >>> markdown_marks("## Plan\\n1. **Mix** the `flour`\\n- bake")
-    4
+    >>> markdown_marks("## Plan\\n1. **Mix** the `flour`\\n- bake")  # heading, 2 list items, bold, code
+    5
     """
     return len(MARKDOWN_MARKS.findall(text))
 
