@@ -162,8 +162,7 @@ def reconstruct(
             = None,
     seed: Seed = 0,
 ) -> None:
-    """Reconstruct a spectral cube from your own CASSI measurement; prints PSNR/SSIM/SAM when the .npz
-    holds the ground truth (key cube)."""
+    """Reconstruct a spectral cube from your own CASSI measurement (PSNR/SSIM/SAM if the truth is known)."""
     import numpy as np
 
     from iclr25.psr_sci.io import CUBE_KEYS, MASK_KEYS, MEAS_KEYS, read_any
@@ -212,8 +211,7 @@ def real(
     profile: Annotated[str, typer.Option(help=PROFILE_HELP)] = "quick",
     seed: Seed = 0,
 ) -> None:
-    """Reconstruct a real CASSI snapshot (no ground truth; the measurement is rescaled to the training
-    brightness)."""
+    """Reconstruct a real TSA-Net CASSI snapshot (rescaled to the training brightness; no ground truth)."""
     from iclr25.psr_sci.real import normalise_real, real_crop, real_scene
 
     if profile not in ("quick", "full"):
