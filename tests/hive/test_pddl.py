@@ -61,13 +61,19 @@ def test_merge_refuses_clashing_arity():
         merge_domains([a, b])
 
 
-@pytest.mark.parametrize(("text", "where"), [
-    ("(define (domain x)\n (:types text)\n (:predicates (P ?x - text)", ":3:"),  # never closed
-    ("(define (domain x))\n)", ":2:"),
-    ("(define (domain x)\n (:predicates (P x - text)))", ":2:"),  # variable without '?'
-    ("(define (domain x)\n (:types t)\n (:predicates (P ?x - t))\n (:action a :parameters (?x - t)\n"
-     " :precondition (or (P ?x)) :effect (P ?x)))", ":5:"),
-])
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("(define (domain x)\n (:types text)\n (:predicates (P ?x - text)", ":3:"),  # never closed
+        ("(define (domain x))\n)", ":2:"),
+        ("(define (domain x)\n (:predicates (P x - text)))", ":2:"),  # variable without '?'
+        (
+            "(define (domain x)\n (:types t)\n (:predicates (P ?x - t))\n (:action a :parameters (?x - t)\n"
+            " :precondition (or (P ?x)) :effect (P ?x)))",
+            ":5:",
+        ),
+    ],
+)
 def test_malformed_pddl_names_file_and_line(tmp_path, text, where):
     f = tmp_path / "bad.pddl"
     f.write_text(text)
@@ -82,6 +88,7 @@ def test_unknown_predicate_in_action_is_refused():
 
 
 def test_problem_parses_goal_conjunction():
-    p = parse_problem("(define (problem p) (:domain d) (:objects a b - text) (:init (IsText a)) "
-                      "(:goal (and (P a) (Q b))))")
+    p = parse_problem(
+        "(define (problem p) (:domain d) (:objects a b - text) (:init (IsText a)) (:goal (and (P a) (Q b))))"
+    )
     assert p.objects == (("a", "text"), ("b", "text")) and p.goal == (("p", ("a",)), ("q", ("b",)))

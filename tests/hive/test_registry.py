@@ -21,17 +21,25 @@ CARDS = [
 def test_select_filters_then_ranks_by_the_preferred_benchmark():
     reg = Registry(CARDS)
     assert reg.select("audio_to_text").model.id == "a/big"  # no preference: most downloads
-    p = Preferences(licenses=("mit", "apache-2.0"), benchmarks={"automatic-speech-recognition": ("libri", "WER")})
+    p = Preferences(
+        licenses=("mit", "apache-2.0"), benchmarks={"automatic-speech-recognition": ("libri", "WER")}
+    )
     assert reg.select("automatic-speech-recognition", p).model.id == "a/big"  # WER: lower is better
-    p = Preferences(licenses=("mit", "apache-2.0"), max_params=1e9,
-                    benchmarks={"automatic-speech-recognition": ("libri", "WER")})
+    p = Preferences(
+        licenses=("mit", "apache-2.0"),
+        max_params=1e9,
+        benchmarks={"automatic-speech-recognition": ("libri", "WER")},
+    )
     assert reg.select("audio_to_text", p).model.id == "a/small"
 
 
-@pytest.mark.parametrize(("prefs", "named"), [
-    (Preferences(licenses=("gpl-3.0",)), "licenses"),
-    (Preferences(max_params=1e6), "size"),
-])
+@pytest.mark.parametrize(
+    ("prefs", "named"),
+    [
+        (Preferences(licenses=("gpl-3.0",)), "licenses"),
+        (Preferences(max_params=1e6), "size"),
+    ],
+)
 def test_infeasible_names_the_constraint(prefs, named):
     with pytest.raises(Infeasible, match=named):
         Registry(CARDS).select("audio_to_text", prefs)
@@ -69,11 +77,14 @@ def test_an_added_constraint_never_grows_the_feasible_set():
 def test_kg_loader_rebuilds_scores_from_edge_order_with_shared_metric_nodes():
     nodes = [{"id": "m1", "value": 5}, {"id": "m2", "value": 7}]
     edges = [
-        {"from": "m1", "to": "asr", "title": "Main Task"}, {"from": "m1", "to": "MIT", "title": "License"},
-        {"from": "m1", "to": "libri", "title": "Benchmark"}, {"from": "libri", "to": "WER", "title": "Metric"},
+        {"from": "m1", "to": "asr", "title": "Main Task"},
+        {"from": "m1", "to": "MIT", "title": "License"},
+        {"from": "m1", "to": "libri", "title": "Benchmark"},
+        {"from": "libri", "to": "WER", "title": "Metric"},
         {"from": "WER", "to": "3.1", "title": "Score"},
         {"from": "m2", "to": "asr", "title": "Main Task"},  # no License edge
-        {"from": "m2", "to": "cv", "title": "Benchmark"}, {"from": "cv", "to": "WER", "title": "Metric"},
+        {"from": "m2", "to": "cv", "title": "Benchmark"},
+        {"from": "cv", "to": "WER", "title": "Metric"},
         {"from": "WER", "to": "9.4%", "title": "Score"},  # the shared metric node 'WER'
     ]
     reg = Registry.from_kg(nodes, edges)
@@ -87,8 +98,16 @@ def test_preferences_json_and_bad_values():
     assert p.licenses == ("mit",) and p.max_params == 7e9 and p.benchmarks == {"asr": ("libri", "WER")}
     assert Preferences.from_dict({"licenses": "any_license", "size": "no_constraints"}) == Preferences()
     assert parse_size(350e6) == 350e6
-    for bad in ({"size": "-3"}, {"size": "huge"}, {"licenses": []}, {"licenses": 3}, {"colour": "red"},
-                {"benchmarks": {"asr": "libri"}}, [], {"size": True}):
+    for bad in (
+        {"size": "-3"},
+        {"size": "huge"},
+        {"licenses": []},
+        {"licenses": 3},
+        {"colour": "red"},
+        {"benchmarks": {"asr": "libri"}},
+        [],
+        {"size": True},
+    ):
         with pytest.raises(UserError):
             Preferences.from_dict(bad)
 

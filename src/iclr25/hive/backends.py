@@ -41,6 +41,7 @@ class MiniLM:
     def encoder(self) -> Any:
         if self._encoder is None:
             from iclr25.core.models import sentence_encoder
+
             self._encoder = sentence_encoder()
         return self._encoder
 
@@ -69,16 +70,22 @@ class SmolLM2:
     def lm(self) -> Any:
         if self._lm is None:
             from iclr25.core.models import small_lm
+
             self._lm = small_lm()
         return self._lm
 
     def prompt(self, query: str) -> str:
-        return self.lm.apply_chat([{"role": "system", "content": self.system},
-                                   {"role": "user", "content": f"Request: {clip(query)}\nWhich tool?"}])
+        return self.lm.apply_chat(
+            [
+                {"role": "system", "content": self.system},
+                {"role": "user", "content": f"Request: {clip(query)}\nWhich tool?"},
+            ]
+        )
 
     def score(self, query: str, options: Sequence[str]) -> np.ndarray:
         """Mean log p(option tokens | prompt) per option; the prompt's KV cache is computed once."""
         import torch
+
         lm, tok = self.lm, self.lm.tokenizer
         prefix = tok.encode(self.prompt(query))
         opts = [self._opt_ids.setdefault(o, tok.encode(o)[:48] or [tok.eos_ids[0]]) for o in options]
@@ -90,7 +97,7 @@ class SmolLM2:
             full = torch.ones((1, P), dtype=torch.bool)
             first = torch.log_softmax(lm(ids, torch.arange(P)[None], full, cache)[0, -1].float(), -1)  # (V,)
             for s in range(0, len(opts), self.batch):
-                chunk = opts[s:s + self.batch]
+                chunk = opts[s : s + self.batch]
                 B = len(chunk)  # noqa: N806
                 sub = lm.new_cache(B, P + L)
                 for layer in range(len(sub.k)):
@@ -101,8 +108,8 @@ class SmolLM2:
                 mask = torch.zeros((B, P + L), dtype=torch.bool)
                 mask[:, :P] = True
                 for b, o in enumerate(chunk):
-                    x[b, :len(o)] = torch.tensor(o)
-                    mask[b, P:P + len(o)] = True
+                    x[b, : len(o)] = torch.tensor(o)
+                    mask[b, P : P + len(o)] = True
                 pos = torch.arange(P, P + L)[None].expand(B, L)
                 logp = torch.log_softmax(lm(x, pos, mask, sub).float(), -1)  # (B, L, V)
                 for b, o in enumerate(chunk):
@@ -126,10 +133,15 @@ class OpenAICompatible:
 
     def complete(self, messages: list[dict[str, str]]) -> str:
         import httpx
+
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         try:
-            r = httpx.post(f"{self.url}/chat/completions", headers=headers, timeout=self.timeout,
-                           json={"model": self.model, "messages": messages, "temperature": 0})
+            r = httpx.post(
+                f"{self.url}/chat/completions",
+                headers=headers,
+                timeout=self.timeout,
+                json={"model": self.model, "messages": messages, "temperature": 0},
+            )
             r.raise_for_status()
             return str(r.json()["choices"][0]["message"]["content"])
         except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as e:
@@ -137,20 +149,37 @@ class OpenAICompatible:
 
     def score(self, query: str, options: Sequence[str]) -> np.ndarray:
         listing = "\n".join(f"{i + 1}. {o}" for i, o in enumerate(options))
-        reply = self.complete([{"role": "user", "content": (
-            f"Request: {clip(query, 2000, 500)}\nTools:\n{listing}\n"
-            "Answer with the numbers of every tool the request needs, comma-separated, nothing else.")}])
+        reply = self.complete(
+            [
+                {
+                    "role": "user",
+                    "content": (
+                        f"Request: {clip(query, 2000, 500)}\nTools:\n{listing}\n"
+                        "Answer with the numbers of every tool the request needs, comma-separated, "
+                        "nothing else."
+                    ),
+                }
+            ]
+        )
         picked = {int(n) - 1 for n in re.findall(r"\d+", reply)}
         return np.array([1.0 if i in picked else 0.0 for i in range(len(options))])
 
     def problem(self, query: str, domain: Domain) -> tuple[Problem, int]:
         """The PDDL problem for `query` written by the LLM, re-parsed and checked against `domain`;
         a failure is sent back with the error, at most `retries` times. Returns (problem, retries used)."""
-        messages = [{"role": "system", "content": "You write PDDL problems. Reply with one (define (problem "
-                                                  "...)) form and nothing else."},
-                    {"role": "user", "content": f"Domain:\n{domain.to_pddl()}\nRequest: {clip(query, 2000, 500)}\n"
-                                                "Write the problem: typed objects for the inputs, :init with "
-                                                "their type facts, :goal with the effects the request needs."}]
+        messages = [
+            {
+                "role": "system",
+                "content": "You write PDDL problems. Reply with one (define (problem "
+                "...)) form and nothing else.",
+            },
+            {
+                "role": "user",
+                "content": f"Domain:\n{domain.to_pddl()}\nRequest: {clip(query, 2000, 500)}\n"
+                "Write the problem: typed objects for the inputs, :init with "
+                "their type facts, :goal with the effects the request needs.",
+            },
+        ]
         error = ""
         for attempt in range(self.retries + 1):
             reply = self.complete(messages)
@@ -163,9 +192,13 @@ class OpenAICompatible:
                 return prob, attempt
             except UserError as e:
                 error = str(e)
-                messages += [{"role": "assistant", "content": reply},
-                             {"role": "user", "content": f"That problem is invalid: {error}. Fix it."}]
-        raise UserError(f"the LLM wrote no valid PDDL problem in {self.retries + 1} tries (last error: {error})")
+                messages += [
+                    {"role": "assistant", "content": reply},
+                    {"role": "user", "content": f"That problem is invalid: {error}. Fix it."},
+                ]
+        raise UserError(
+            f"the LLM wrote no valid PDDL problem in {self.retries + 1} tries (last error: {error})"
+        )
 
 
 def make_backend(name: str, url: str | None = None, model: str | None = None) -> Any:
@@ -178,4 +211,3 @@ def make_backend(name: str, url: str | None = None, model: str | None = None) ->
             raise UserError("backend 'openai' needs --url and --model")
         return OpenAICompatible(url, model)
     raise UserError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
-

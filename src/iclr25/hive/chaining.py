@@ -13,29 +13,35 @@ from dataclasses import dataclass
 from iclr25.hive.tasks import ACTION_IO
 
 # where the query mentions an action: the first match of its cue decides the tie-break order
-CUES = {
-    "audio_to_text": r"transcri|listen|recording|decipher|audio (?:to|transcri)|from (?:this|the) audio|speech",
-    "text_to_audio": r"narrat|narate|aloud|read (?:it|me|the answer)|read .{0,30}audio|shout|record the text|"
-                     r"into audio|by audio",
-    "text_to_image": r"(?:generate|create|whip up|give me|draw|build|re-generate)\b.{0,25}(?:image|photo|picture|"
-                     r"portrait|visual|pictorial)|picture '|into image|portrait",
-    "caption_image": r"caption|describe|image to text|into text|what is happening|written in|content of",
-    "classify_image": r"classify the (?:image|animal)|identify the dish|choose what|classify the generated image",
-    "detect_objects_in_image": r"detect|objects|how many|the animal in",
-    "answer_question_based_on_image": r"vqa|based on the (?:image|visual)|answer|what is in this image|tell me",
-    "estimate_depth_of_image": r"depth",
-    "get_translation": r"transl|tranlsat|english version|multi-lingual|in (?:english|chinese|italian|french)|"
-                       r"change its language|into (?:english|chinese|spanish|japanese|hindi)",
-    "get_abstractive_summarization": r"summar|overview|abstract|synopsis",
-    "get_extractive_summarization": r"summar|extract",
-    "get_instruction_based_summary": r"summar|in \d+ sentences|one sentence",
-    "get_named_entities": r"entit|named|token",
-    "classify_text": r"classif|categor|decide which",
-    "generate_or_write_text": r"write|compose|generate a (?:paragraph|story|title)|essay|story|describe the typical|"
-                              r"sonnet|poem|response message",
-    "get_answer_when_context_is_given": r"answer|question",
-    "generate_answer_without_context": r"answer|who |what |tell me|explain",
-    "get_answer_when_data_or_table_is_given": r"answer|table",
+CUES = {  # alternatives joined with "|"
+    "audio_to_text": ("transcri", "listen", "recording", "decipher", "audio (?:to|transcri)",
+                      "from (?:this|the) audio", "speech"),
+    "text_to_audio": ("narrat", "narate", "aloud", "read (?:it|me|the answer)", "read .{0,30}audio", "shout",
+                      "record the text", "into audio", "by audio"),
+    "text_to_image": ("(?:generate|create|whip up|give me|draw|build|re-generate)\\b.{0,25}"
+                      "(?:image|photo|picture|portrait|visual|pictorial)", "picture '", "into image",
+                      "portrait"),
+    "caption_image": ("caption", "describe", "image to text", "into text", "what is happening", "written in",
+                      "content of"),
+    "classify_image": ("classify the (?:image|animal)", "identify the dish", "choose what",
+                       "classify the generated image"),
+    "detect_objects_in_image": ("detect", "objects", "how many", "the animal in"),
+    "answer_question_based_on_image": ("vqa", "based on the (?:image|visual)", "answer",
+                                       "what is in this image", "tell me"),
+    "estimate_depth_of_image": ("depth",),
+    "get_translation": ("transl", "tranlsat", "english version", "multi-lingual",
+                        "in (?:english|chinese|italian|french)", "change its language",
+                        "into (?:english|chinese|spanish|japanese|hindi)"),
+    "get_abstractive_summarization": ("summar", "overview", "abstract", "synopsis"),
+    "get_extractive_summarization": ("summar", "extract"),
+    "get_instruction_based_summary": ("summar", "in \\d+ sentences", "one sentence"),
+    "get_named_entities": ("entit", "named", "token"),
+    "classify_text": ("classif", "categor", "decide which"),
+    "generate_or_write_text": ("write", "compose", "generate a (?:paragraph|story|title)", "essay", "story",
+                               "describe the typical", "sonnet", "poem", "response message"),
+    "get_answer_when_context_is_given": ("answer", "question"),
+    "generate_answer_without_context": ("answer", "who ", "what ", "tell me", "explain"),
+    "get_answer_when_data_or_table_is_given": ("answer", "table"),
 }
 
 
@@ -44,8 +50,9 @@ def mention_order(query: str, actions: list[str]) -> list[str]:
     q = query.lower()
 
     def pos(a: str) -> int:
-        m = re.search(CUES.get(a, re.escape(a.replace("_", " "))), q)
+        m = re.search("|".join(CUES.get(a, (re.escape(a.replace("_", " ")),))), q)
         return m.start() if m else len(q)
+
     return sorted(dict.fromkeys(actions), key=lambda a: (pos(a), actions.index(a)))
 
 
@@ -60,8 +67,12 @@ class Flow:
         return [a for a, b in self.edges if b == action]
 
 
-def chain(actions: list[str], output: str | None = None, inputs: tuple[str, ...] = ("text",),
-          order_hint: list[str] | None = None) -> Flow:
+def chain(
+    actions: list[str],
+    output: str | None = None,
+    inputs: tuple[str, ...] = ("text",),
+    order_hint: list[str] | None = None,
+) -> Flow:
     """Order `actions` and connect outputs to inputs by modality (see the module docstring).
 
     >>> f = chain(["text_to_image", "audio_to_text"], output="image", inputs=("audio",))
@@ -76,10 +87,14 @@ def chain(actions: list[str], output: str | None = None, inputs: tuple[str, ...]
         ready = [a for a in remaining if _io(a)[0] in available] or remaining  # broken flow: keep going
 
         def key(a: str) -> tuple[int, int, int, int]:
-            makes_final = output not in (None, "text") and _io(a)[1] == output and \
-                not any(_io(b)[0] == output for b in remaining if b != a)
+            makes_final = (
+                output not in (None, "text")
+                and _io(a)[1] == output
+                and not any(_io(b)[0] == output for b in remaining if b != a)
+            )
             reads_query_media = _io(a)[0] != "text" and _io(a)[0] in inputs
             return (int(makes_final), int(not reads_query_media), hint.get(a, len(hint)), acts.index(a))
+
         nxt = min(ready, key=key)
         order.append(nxt)
         remaining.remove(nxt)

@@ -1,8 +1,8 @@
 """`iclr25 hive ...`: run a request over your models, plan over PDDL domains, evaluate on MuSE.
 
-    iclr25 hive run "Transcribe ./talk.wav and summarise it" --registry m.jsonl --prefs p.json --report out.md
-    iclr25 hive plan --domain-dir DIR --domains audio summarisation --goal "(AbstractSummary input_text)"
-    iclr25 hive muse-eval --system hive --backend minilm
+iclr25 hive run "Transcribe ./talk.wav and summarise it" --registry m.jsonl --prefs p.json --report out.md
+iclr25 hive plan --domain-dir DIR --domains audio summarisation --goal "(AbstractSummary input_text)"
+iclr25 hive muse-eval --system hive --backend minilm
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import typer
 from iclr25.core.errors import UserError
 from iclr25.core.options import Seed, count
 
-app = typer.Typer(help="Hive (ICLR 2025): explainable PDDL plans over many models under your constraints.",
-                  no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help="Hive (ICLR 2025): explainable PDDL plans over many models under your constraints.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 
 PLANNER_HELP = "pyperplan | lapkt-bfws (the paper's 1-BFWS) | fast-downward"
 BACKEND_HELP = "minilm | smollm2 | openai (needs --url and --model)"
@@ -24,6 +27,7 @@ BACKEND_HELP = "minilm | smollm2 | openai (needs --url and --model)"
 
 def _domains(domain_dir: Path | None):
     from iclr25.hive.muse import load_domains
+
     return load_domains(domain_dir)
 
 
@@ -35,24 +39,47 @@ def _check_choice(value: str, choices: tuple[str, ...], option: str) -> str:
 
 @app.command()
 def run(
-    query: Annotated[str, typer.Argument(help="the request; media paths in it (./talk.wav, ./cat.jpg) are read "
-                                              "relative to --base-dir")],
-    registry: Annotated[Path | None, typer.Option(help="model cards, one JSON per line (id, task, license, "
-                                                        "params, downloads, scores); default: the C-KG excerpt "
-                                                        "when the shared data is present")] = None,
-    prefs: Annotated[Path | None, typer.Option(help='preferences JSON: {"licenses": [...] | "any_license", '
-                                                    '"size": "no_constraints" | "7B", "benchmarks": '
-                                                    '{task: {dataset: metric}}} (default: none)')] = None,
-    report: Annotated[Path | None, typer.Option(help="write the 7-section Markdown report here (.md)")] = None,
+    query: Annotated[
+        str,
+        typer.Argument(
+            help="the request; media paths in it (./talk.wav, ./cat.jpg) are read relative to --base-dir"
+        ),
+    ],
+    registry: Annotated[
+        Path | None,
+        typer.Option(
+            help="model cards, one JSON per line (id, task, license, "
+            "params, downloads, scores); default: the C-KG excerpt "
+            "when the shared data is present"
+        ),
+    ] = None,
+    prefs: Annotated[
+        Path | None,
+        typer.Option(
+            help='preferences JSON: {"licenses": [...] | "any_license", '
+            '"size": "no_constraints" | "7B", "benchmarks": '
+            "{task: {dataset: metric}}} (default: none)"
+        ),
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option(help="write the 7-section Markdown report here (.md)")
+    ] = None,
     backend: Annotated[str, typer.Option(help=BACKEND_HELP)] = "minilm",
-    url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")]
-    = None,
+    url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    ] = None,
     model: Annotated[str | None, typer.Option(help="model name at --url")] = None,
     planner: Annotated[str, typer.Option(help=PLANNER_HELP)] = "lapkt-bfws",
-    domain_dir: Annotated[Path | None, typer.Option(help="folder of PDDL domain files (default: the shipped "
-                                                          "10 domains in the shared data)")] = None,
-    base_dir: Annotated[Path, typer.Option(help="folder the query's media paths are relative to")] = Path("."),
-    out_dir: Annotated[Path, typer.Option(help="folder for the produced images and audio")] = Path("hive-out"),
+    domain_dir: Annotated[
+        Path | None,
+        typer.Option(help="folder of PDDL domain files (default: the shipped 10 domains in the shared data)"),
+    ] = None,
+    base_dir: Annotated[Path, typer.Option(help="folder the query's media paths are relative to")] = Path(
+        "."
+    ),
+    out_dir: Annotated[Path, typer.Option(help="folder for the produced images and audio")] = Path(
+        "hive-out"
+    ),
 ) -> None:
     """Plan, select models under your preferences, execute, and report."""
     from iclr25.core.io import output_dir, output_path
@@ -62,6 +89,7 @@ def run(
     from iclr25.hive.muse import data_root
     from iclr25.hive.planners import PLANNERS
     from iclr25.hive.registry import Preferences, Registry
+
     if not query.strip():
         raise UserError("the query is empty")
     _check_choice(backend, BACKENDS, "--backend")
@@ -77,13 +105,17 @@ def run(
         cards = Registry.from_kg_files(root / "C-KG_excerpt" / "src").models if root else []
     known = {c.id for c in cards}
     reg = Registry(cards + [c for c in local_cards() if c.id not in known])
-    hive = Hive(make_backend(backend, url, model), reg, _domains(domain_dir), config=HiveConfig(planner=planner))
+    hive = Hive(
+        make_backend(backend, url, model), reg, _domains(domain_dir), config=HiveConfig(planner=planner)
+    )
     res = hive.run(query, p, base_dir=base_dir, out_dir=out_dir)
     for i, a in enumerate(res.flow.order, 1):
         sel = res.models[a]
         out = res.outputs[i - 1]
-        typer.echo(f"{i}. {a} [{sel.model.id}, {sel.model.license}] -> {out.modality}: {out.preview(100)}"
-                   + (" (stub)" if out.stub else ""))
+        typer.echo(
+            f"{i}. {a} [{sel.model.id}, {sel.model.license}] -> {out.modality}: {out.preview(100)}"
+            + (" (stub)" if out.stub else "")
+        )
     if report is not None:
         report.write_text(res.report.to_markdown(), encoding="utf-8")
         typer.echo(f"report: {report}")
@@ -91,14 +123,23 @@ def run(
 
 @app.command()
 def plan(
-    domains: Annotated[list[str], typer.Option(help="domains to merge (names inside the files), e.g. --domains "
-                                                    "audio summarisation")],
-    goal: Annotated[str, typer.Option(help='goal atoms, e.g. "(AbstractSummary input_text)" or "(and (A x) '
-                                           '(B y))"; objects are typed from the predicates')],
-    more: Annotated[list[str] | None, typer.Argument(help="more domain names (after --domains)",
-                                                     show_default=False)] = None,
-    domain_dir: Annotated[Path | None, typer.Option(help="folder of PDDL domain files (default: the shipped "
-                                                          "10 domains)")] = None,
+    domains: Annotated[
+        list[str],
+        typer.Option(help="domains to merge (names inside the files), e.g. --domains audio summarisation"),
+    ],
+    goal: Annotated[
+        str,
+        typer.Option(
+            help='goal atoms, e.g. "(AbstractSummary input_text)" or "(and (A x) '
+            '(B y))"; objects are typed from the predicates'
+        ),
+    ],
+    more: Annotated[
+        list[str] | None, typer.Argument(help="more domain names (after --domains)", show_default=False)
+    ] = None,
+    domain_dir: Annotated[
+        Path | None, typer.Option(help="folder of PDDL domain files (default: the shipped 10 domains)")
+    ] = None,
     planner: Annotated[str, typer.Option(help=PLANNER_HELP)] = "pyperplan",
 ) -> None:
     """Merge domains, build the problem for a goal, plan, and print the plan and its data flow."""
@@ -106,6 +147,7 @@ def plan(
     from iclr25.hive.planners import PLANNERS
     from iclr25.hive.planners import plan as make_plan
     from iclr25.hive.tasks import goal_problem
+
     _check_choice(planner, PLANNERS, "--planner")
     pool = _domains(domain_dir)
     names = [n.lower() for n in [*domains, *(more or [])]]
@@ -129,8 +171,9 @@ def muse_eval(
     url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (backend openai)")] = None,
     model: Annotated[str | None, typer.Option(help="model name at --url")] = None,
     limit: Annotated[int, count("evaluate the first N queries", 100)] = 100,
-    data_dir: Annotated[Path | None, typer.Option(help="the 07-hive data folder (default: the shared data)")]
-    = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="the 07-hive data folder (default: the shared data)")
+    ] = None,
     seed: Seed = 0,
 ) -> None:
     """Task selection (TS, exact task set) on MuSE, margins 2-fold cross-fitted; per #tasks and setting."""
@@ -140,17 +183,21 @@ def muse_eval(
     from iclr25.hive.evaluation import cross_fitted, ts_hit
     from iclr25.hive.muse import data_root, load_domains, load_queries
     from iclr25.hive.routes import ROUTES, score_query
+
     _check_choice(system, ROUTES, "--system")
     _check_choice(backend, BACKENDS, "--backend")
     root = data_root(data_dir)
     if root is None or not (root / "MuSE_Benchmark").is_dir():
-        raise UserError(f"MuSE not found: {root or 'the shared data folder 07-hive is absent'} (pass --data-dir)")
+        raise UserError(
+            f"MuSE not found: {root or 'the shared data folder 07-hive is absent'} (pass --data-dir)"
+        )
     queries = load_queries(root)[:limit]
     if len(queries) < 2:
         raise UserError("cross-fitting needs at least 2 queries (--limit)")
     domains = load_domains(root / "PDDL-domain-files")
     b = make_backend(backend, url, model)
     from iclr25.core.runtime import progress
+
     scores = [score_query(b, q.text, domains) for q in progress(queries, "scoring")]
     preds = cross_fitted(scores, queries, domains, seed)[system]
     hits = [ts_hit(p, q) for p, q in zip(preds, queries, strict=True)]

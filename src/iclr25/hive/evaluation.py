@@ -12,8 +12,9 @@ from iclr25.hive.pddl import Domain
 from iclr25.hive.routes import ROUTES, Scores, controlllm_actions, hive_actions, hugginggpt_actions
 
 
-def predict(route: str, s: Scores, params: tuple[float, ...], domains: dict[str, Domain],
-            inputs: tuple[str, ...]) -> list[str]:
+def predict(
+    route: str, s: Scores, params: tuple[float, ...], domains: dict[str, Domain], inputs: tuple[str, ...]
+) -> list[str]:
     if route == "hive":
         return hive_actions(s, domains, params[0], params[1])[0]
     if route == "hugginggpt":
@@ -32,7 +33,7 @@ def _grid(values: Sequence[float], hi: float = 0.6, n: int = 14) -> list[float]:
 
 def _gaps(d: dict[str, float], k: int = 4) -> list[float]:
     best = max(d.values())
-    return sorted(best - x for x in d.values())[1:k + 1]
+    return sorted(best - x for x in d.values())[1 : k + 1]
 
 
 def _zs(s: Scores) -> list[float]:
@@ -57,23 +58,31 @@ def ts_hit(pred: Sequence[str], q: Query) -> bool:
     return set(pred) == set(q.actions)
 
 
-def fit(route: str, scores: Sequence[Scores], queries: Sequence[Query], domains: dict[str, Domain],
-        ) -> tuple[float, ...]:
+def fit(
+    route: str,
+    scores: Sequence[Scores],
+    queries: Sequence[Query],
+    domains: dict[str, Domain],
+) -> tuple[float, ...]:
     """The margins with the best TS on these queries (the smallest on ties)."""
     best, best_ts = None, -1
     for p in param_grid(route, scores):
-        ts = sum(ts_hit(predict(route, s, p, domains, q.input_type), q) for s, q in zip(scores, queries, strict=True))
+        ts = sum(
+            ts_hit(predict(route, s, p, domains, q.input_type), q)
+            for s, q in zip(scores, queries, strict=True)
+        )
         if ts > best_ts:
             best, best_ts = p, ts
     return best
 
 
-def cross_fitted(scores: Sequence[Scores], queries: Sequence[Query], domains: dict[str, Domain],
-                 seed: int) -> dict[str, list[list[str]]]:
+def cross_fitted(
+    scores: Sequence[Scores], queries: Sequence[Query], domains: dict[str, Domain], seed: int
+) -> dict[str, list[list[str]]]:
     """Each route's predicted action set per query, margins fitted on the other fold (random halves)."""
     n = len(queries)
     perm = np.random.default_rng(seed).permutation(n)
-    folds = [sorted(perm[: n // 2]), sorted(perm[n // 2:])]
+    folds = [sorted(perm[: n // 2]), sorted(perm[n // 2 :])]
     out: dict[str, list[list[str]]] = {r: [[] for _ in range(n)] for r in ROUTES}
     for r in ROUTES:
         for k in (0, 1):

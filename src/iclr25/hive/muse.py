@@ -47,6 +47,7 @@ def data_root(root: str | Path | None = None) -> Path | None:
     if root is not None:
         return Path(root)
     from iclr25.core.data import shared_data
+
     return shared_data(DATA_NAME)
 
 
@@ -56,8 +57,17 @@ def load_queries(root: str | Path | None = None) -> list[Query]:
     if not path.is_file():
         raise UserError(f"MuSE queries not found: {path}")
     raw = json.loads(path.read_text(encoding="utf-8"))
-    return [Query(int(q["idx"]), q["input"], tuple(q["input_type"].split(",")), q["output_type"],
-                  tuple(q["domains"]), tuple(q["tasks"])) for q in raw]
+    return [
+        Query(
+            int(q["idx"]),
+            q["input"],
+            tuple(q["input_type"].split(",")),
+            q["output_type"],
+            tuple(q["domains"]),
+            tuple(q["tasks"]),
+        )
+        for q in raw
+    ]
 
 
 def load_domains(folder: str | Path | None = None) -> dict[str, Domain]:

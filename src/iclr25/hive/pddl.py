@@ -70,8 +70,12 @@ class Domain:
         return parse_domain(_read(path), str(path))
 
     def to_pddl(self) -> str:
-        lines = [f"(define (domain {self.name})", "  (:requirements :strips :typing)",
-                 f"  (:types {' '.join(self.types)})", "  (:predicates"]
+        lines = [
+            f"(define (domain {self.name})",
+            "  (:requirements :strips :typing)",
+            f"  (:types {' '.join(self.types)})",
+            "  (:predicates",
+        ]
         lines += [f"    ({p.name}{_typed(p.params)})" for p in self.predicates]
         lines.append("  )")
         for a in self.actions:
@@ -98,8 +102,10 @@ class Problem:
     def to_pddl(self) -> str:
         objs = " ".join(f"{o} - {t}" for o, t in self.objects)
         init = " ".join(_atom(a) for a in self.init)
-        return (f"(define (problem {self.name}) (:domain {self.domain})\n  (:objects {objs})\n"
-                f"  (:init {init})\n  (:goal {_conj(self.goal)}))\n")
+        return (
+            f"(define (problem {self.name}) (:domain {self.domain})\n  (:objects {objs})\n"
+            f"  (:init {init})\n  (:goal {_conj(self.goal)}))\n"
+        )
 
 
 def check_problem(domain: Domain, problem: Problem) -> None:
@@ -112,8 +118,9 @@ def check_problem(domain: Domain, problem: Problem) -> None:
         for pred, args in atoms:
             p = domain.predicate(pred)
             if p.arity != len(args):
-                raise UserError(f"{where}: ({pred} {' '.join(args)}) has {len(args)} arguments; "
-                                f"{pred} takes {p.arity}")
+                raise UserError(
+                    f"{where}: ({pred} {' '.join(args)}) has {len(args)} arguments; {pred} takes {p.arity}"
+                )
             for arg, (_, typ) in zip(args, p.params, strict=True):
                 if arg not in objects:
                     raise UserError(f"{where}: ({pred} {' '.join(args)}) names undeclared object {arg!r}")
@@ -134,18 +141,25 @@ def merge_domains(domains: list[Domain]) -> Domain:
         for p in d.predicates:
             old = preds.setdefault(p.name, p)
             if tuple(t for _, t in old.params) != tuple(t for _, t in p.params):
-                raise UserError(f"predicate {p.name!r} clashes: {old.arity} argument(s) "
-                                f"{[t for _, t in old.params]} vs {[t for _, t in p.params]} in {d.name!r}")
+                raise UserError(
+                    f"predicate {p.name!r} clashes: {old.arity} argument(s) "
+                    f"{[t for _, t in old.params]} vs {[t for _, t in p.params]} in {d.name!r}"
+                )
         for a in d.actions:
             old_a = acts.setdefault(a.name, a)
             if old_a != a:
                 raise UserError(f"action {a.name!r} is declared differently in {d.name!r}")
     name = "-".join(sorted({n for d in domains for n in d.name.split("-")}))
-    return Domain(name, tuple(sorted(types)), tuple(sorted(preds.values(), key=lambda p: p.name)),
-                  tuple(sorted(acts.values(), key=lambda a: a.name)))
+    return Domain(
+        name,
+        tuple(sorted(types)),
+        tuple(sorted(preds.values(), key=lambda p: p.name)),
+        tuple(sorted(acts.values(), key=lambda a: a.name)),
+    )
 
 
 # ---- writing -----------------------------------------------------------------------------------
+
 
 def _typed(params: tuple[Typed, ...]) -> str:
     return "".join(f" {v} - {t}" for v, t in params)
@@ -160,6 +174,7 @@ def _conj(atoms: tuple[Atom, ...]) -> str:
 
 
 # ---- parsing -----------------------------------------------------------------------------------
+
 
 class _List(list):
     line: int = 0
@@ -266,8 +281,9 @@ def _atoms(expr: object, src: str, line: int, what: str) -> tuple[Atom, ...]:
         return tuple(a for sub in expr[1:] for a in _atoms(sub, src, line, what))
     head = expr[0]
     if not isinstance(head, str) or head in ("or", "not", "imply", "forall", "exists", "when"):
-        raise UserError(f"{src}:{line}: {what}: only positive conjunctions (STRIPS) are supported, "
-                        f"got {head!r}")
+        raise UserError(
+            f"{src}:{line}: {what}: only positive conjunctions (STRIPS) are supported, got {head!r}"
+        )
     args = tuple(expr[1:])
     if any(not isinstance(a, str) for a in args):
         raise UserError(f"{src}:{line}: {what}: nested formula inside ({head} ...)")
@@ -275,8 +291,15 @@ def _atoms(expr: object, src: str, line: int, what: str) -> tuple[Atom, ...]:
 
 
 def _header(form: _List, kind: str, src: str) -> str:
-    if not form or form[0] != "define" or len(form) < 2 or not isinstance(form[1], list) \
-            or len(form[1]) != 2 or form[1][0] != kind or not isinstance(form[1][1], str):
+    if (
+        not form
+        or form[0] != "define"
+        or len(form) < 2
+        or not isinstance(form[1], list)
+        or len(form[1]) != 2
+        or form[1][0] != kind
+        or not isinstance(form[1][1], str)
+    ):
         raise UserError(f"{src}:{_line(form, 1)}: expected (define ({kind} NAME) ...)")
     return form[1][1]
 
@@ -328,9 +351,13 @@ def _action(sec: _List, src: str, comments: dict[int, str]) -> Action:
     effect = _atoms(parts[":effect"] if parts[":effect"] is not None else [], src, sec.line, "effect")
     if not effect:
         raise UserError(f"{src}:{sec.line}: action {sec[1]} has no effect")
-    return Action(sec[1], _typed_list(params, src, sec.line, True),
-                  _atoms(parts[":precondition"] or [], src, sec.line, "precondition"), effect,
-                  comments.get(sec.line, ""))
+    return Action(
+        sec[1],
+        _typed_list(params, src, sec.line, True),
+        _atoms(parts[":precondition"] or [], src, sec.line, "precondition"),
+        effect,
+        comments.get(sec.line, ""),
+    )
 
 
 def _check_domain(dom: Domain, src: str) -> None:
@@ -345,8 +372,10 @@ def _check_domain(dom: Domain, src: str) -> None:
             if pred not in preds:
                 raise UserError(f"{src}: action {a.name!r} uses unknown predicate {pred!r}")
             if len(args) != preds[pred].arity:
-                raise UserError(f"{src}: action {a.name!r}: ({pred} ...) has {len(args)} arguments, "
-                                f"declared with {preds[pred].arity}")
+                raise UserError(
+                    f"{src}: action {a.name!r}: ({pred} ...) has {len(args)} arguments, "
+                    f"declared with {preds[pred].arity}"
+                )
             missing = [x for x in args if x not in variables]
             if missing:
                 raise UserError(f"{src}: action {a.name!r} uses undeclared variable {missing[0]!r}")

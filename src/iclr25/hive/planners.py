@@ -35,11 +35,16 @@ class Plan:
     def actions(self) -> list[str]:
         return [a for a, _ in self.steps]
 
-    def dag(self, inputs: tuple[str, ...] = ("text",), output: str | None = None,
-            order_hint: list[str] | None = None):
+    def dag(
+        self,
+        inputs: tuple[str, ...] = ("text",),
+        output: str | None = None,
+        order_hint: list[str] | None = None,
+    ):
         """The data-flow DAG the chaining step builds from this plan's actions, given the modalities
         the request provides (see chaining.chain)."""
         from iclr25.hive.chaining import chain
+
         return chain(self.actions, output=output, inputs=inputs, order_hint=order_hint)
 
     def to_text(self) -> str:
@@ -60,8 +65,9 @@ def plan(domain: Domain, problem: Problem, planner: str = "pyperplan") -> Plan:
         dom_f, prob_f = Path(tmp, "domain.pddl"), Path(tmp, "problem.pddl")
         dom_f.write_text(domain.to_pddl())
         prob_f.write_text(problem.to_pddl())
-        steps, raw = {"pyperplan": _pyperplan, "lapkt-bfws": _lapkt,
-                      "fast-downward": _fast_downward}[planner](dom_f, prob_f, Path(tmp))
+        steps, raw = {"pyperplan": _pyperplan, "lapkt-bfws": _lapkt, "fast-downward": _fast_downward}[
+            planner
+        ](dom_f, prob_f, Path(tmp))
     result = Plan(tuple(steps), planner, raw, time.perf_counter() - t0)
     if not validate(domain, problem, result):
         raise RuntimeError(f"{planner} returned an invalid plan: {result.to_text()}")
@@ -80,6 +86,7 @@ def _parse_steps(lines: list[str]) -> list[Step]:
 def _pyperplan(dom_f: Path, prob_f: Path, tmp: Path) -> tuple[list[Step], str]:
     from pyperplan.planner import search_plan
     from pyperplan.search import breadth_first_search
+
     logging.getLogger().setLevel(logging.WARNING)  # pyperplan logs every stage at INFO
     ops = search_plan(str(dom_f), str(prob_f), breadth_first_search, None)
     if ops is None:
@@ -94,8 +101,21 @@ def _lapkt(dom_f: Path, prob_f: Path, tmp: Path) -> tuple[list[Step], str]:
     if not script.is_file():
         raise UserError("lapkt is not installed (pip install lapkt==0.2.1 clingo==5.8.3 tarski==0.9.1)")
     plan_f = tmp / "plan.ipc"
-    cmd = [sys.executable, str(script), "BFWS", "-d", str(dom_f), "-p", str(prob_f), "--search_type", "1-BFWS",
-           "--plan_file", str(plan_f), "--log_file", str(tmp / "log")]
+    cmd = [
+        sys.executable,
+        str(script),
+        "BFWS",
+        "-d",
+        str(dom_f),
+        "-p",
+        str(prob_f),
+        "--search_type",
+        "1-BFWS",
+        "--plan_file",
+        str(plan_f),
+        "--log_file",
+        str(tmp / "log"),
+    ]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=env, timeout=300)
     if not plan_f.is_file():
@@ -107,6 +127,7 @@ def _lapkt(dom_f: Path, prob_f: Path, tmp: Path) -> tuple[list[Step], str]:
 def _fast_downward(dom_f: Path, prob_f: Path, tmp: Path) -> tuple[list[Step], str]:
     from unified_planning.io import PDDLReader
     from unified_planning.shortcuts import OneshotPlanner, get_environment
+
     get_environment().credits_stream = None
     up_problem = PDDLReader().parse_problem(str(dom_f), str(prob_f))
     with OneshotPlanner(name="fast-downward") as planner, contextlib.redirect_stdout(io.StringIO()):
@@ -118,6 +139,7 @@ def _fast_downward(dom_f: Path, prob_f: Path, tmp: Path) -> tuple[list[Step], st
 
 
 # ---- validation ----------------------------------------------------------------------------------
+
 
 def _ground(action_params: tuple, args: tuple[str, ...], atoms: tuple[Atom, ...]) -> set[Atom]:
     sub = {v: o for (v, _), o in zip(action_params, args, strict=True)}
@@ -148,16 +170,15 @@ def up_validate(domain: Domain, problem: Problem, result: Plan) -> bool:
     from unified_planning.io import PDDLReader
     from unified_planning.plans import ActionInstance, SequentialPlan
     from unified_planning.shortcuts import PlanValidator, get_environment
+
     get_environment().credits_stream = None
     up_problem = PDDLReader().parse_problem_string(domain.to_pddl(), problem.to_pddl())
     steps = []
     for name, args in result.steps:
         try:
-            act = up_problem.action(name)
-            objs = [up_problem.object(o) for o in args]
-        except Exception:  # unified-planning raises its own UPValueError for unknown names
+            steps.append(ActionInstance(up_problem.action(name), [up_problem.object(o) for o in args]))
+        except Exception:  # unknown names or ill-typed arguments (unified-planning's own errors)
             return False
-        steps.append(ActionInstance(act, objs))
     with PlanValidator(name="sequential_plan_validator") as v:
         return bool(v.validate(up_problem, SequentialPlan(steps)).status.name == "VALID")
 
@@ -181,7 +202,6 @@ def unreachable_goals(domain: Domain, problem: Problem) -> list[Atom]:
 
 def _bindings(params: tuple, objects: dict[str, str]):
     import itertools
+
     pools = [[o for o, t in objects.items() if t == typ] for _, typ in params]
     return itertools.product(*pools)
-
-

@@ -17,23 +17,34 @@ from iclr25.core.errors import UserError
 
 # action of the domain files -> the Hugging Face task tags of models that can run it
 ACTION_TASKS = {
-    "audio_to_text": ("automatic-speech-recognition",), "text_to_audio": ("text-to-audio", "text-to-speech"),
-    "audio_to_audio": ("audio-to-audio",), "text_to_image": ("text-to-image",),
-    "image_refinement": ("image-to-image",), "image_segmentation": ("image-segmentation",),
-    "estimate_depth_of_image": ("depth-estimation",), "classify_image": ("image-classification",),
-    "detect_objects_in_image": ("object-detection",), "caption_image": ("image-to-text",),
+    "audio_to_text": ("automatic-speech-recognition",),
+    "text_to_audio": ("text-to-audio", "text-to-speech"),
+    "audio_to_audio": ("audio-to-audio",),
+    "text_to_image": ("text-to-image",),
+    "image_refinement": ("image-to-image",),
+    "image_segmentation": ("image-segmentation",),
+    "estimate_depth_of_image": ("depth-estimation",),
+    "classify_image": ("image-classification",),
+    "detect_objects_in_image": ("object-detection",),
+    "caption_image": ("image-to-text",),
     "answer_question_based_on_image": ("visual-question-answering",),
-    "get_translation": ("translation",), "back_translation": ("translation",),
-    "translation_evaluation": ("translation-evaluation",), "summarization_evaluation": ("summarization-evaluation",),
+    "get_translation": ("translation",),
+    "back_translation": ("translation",),
+    "translation_evaluation": ("translation-evaluation",),
+    "summarization_evaluation": ("summarization-evaluation",),
     "get_answer_when_context_is_given": ("question-answering",),
     "get_answer_when_data_or_table_is_given": ("table-question-answering", "text2text-generation"),
     "generate_answer_without_context": ("text-generation",),
-    "get_extractive_summarization": ("summarization",), "get_abstractive_summarization": ("summarization",),
+    "get_extractive_summarization": ("summarization",),
+    "get_abstractive_summarization": ("summarization",),
     "get_instruction_based_summary": ("summarization", "text-generation"),
     "classify_text": ("zero-shot-classification", "text-classification"),
-    "find_sentiment": ("text-classification",), "classify_spam": ("text-classification",),
-    "generate_or_write_text": ("text-generation",), "generate_or_write_code": ("text-generation",),
-    "get_named_entities": ("token-classification",), "get_part_of_speech": ("token-classification",),
+    "find_sentiment": ("text-classification",),
+    "classify_spam": ("text-classification",),
+    "generate_or_write_text": ("text-generation",),
+    "generate_or_write_code": ("text-generation",),
+    "get_named_entities": ("token-classification",),
+    "get_part_of_speech": ("token-classification",),
 }
 LOWER_IS_BETTER = re.compile(r"error|wer|cer|rmse|loss|perplexity|fid|\bmae\b|\bmse\b|abs", re.IGNORECASE)
 ANY_LICENSE = "any_license"
@@ -91,7 +102,9 @@ class Preferences:
             raise UserError("benchmarks must be an object {task: {dataset: metric}}")
         benchmarks = {}
         for task, v in bench.items():
-            if not (isinstance(v, dict) and len(v) == 1 and all(isinstance(x, str) for x in (*v, *v.values()))):
+            if not (
+                isinstance(v, dict) and len(v) == 1 and all(isinstance(x, str) for x in (*v, *v.values()))
+            ):
                 raise UserError(f"benchmarks[{task!r}] must be one {{dataset: metric}} pair"[:200])
             benchmarks[task] = next(iter(v.items()))
         return cls(licenses, parse_size(d.get("size", "no_constraints")), benchmarks)
@@ -99,12 +112,15 @@ class Preferences:
     @classmethod
     def load(cls, path: str | Path) -> Preferences:
         from iclr25.core.io import read_json
+
         return cls.from_dict(read_json(Path(path), "preferences", max_bytes=1 << 20))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"licenses": list(self.licenses) if self.licenses else ANY_LICENSE,
-                "size": self.max_params if self.max_params is not None else "no_constraints",
-                "benchmarks": {t: {d: m} for t, (d, m) in self.benchmarks.items()}}
+        return {
+            "licenses": list(self.licenses) if self.licenses else ANY_LICENSE,
+            "size": self.max_params if self.max_params is not None else "no_constraints",
+            "benchmarks": {t: {d: m} for t, (d, m) in self.benchmarks.items()},
+        }
 
 
 def parse_size(size: Any) -> float | None:
@@ -118,8 +134,9 @@ def parse_size(size: Any) -> float | None:
     else:
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmbt]?)\s*", str(size), re.IGNORECASE)
         if not m:
-            raise UserError(f"size must be a number of parameters (7e9, '7B') or 'no_constraints', "
-                            f"got {str(size)[:40]!r}")
+            raise UserError(
+                f"size must be a number of parameters (7e9, '7B') or 'no_constraints', got {str(size)[:40]!r}"
+            )
         value = float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}[m.group(2).lower()]
     if not (math.isfinite(value) and value > 0):
         raise UserError(f"size must be a positive number of parameters, got {size!r}")
@@ -156,10 +173,7 @@ def violations(m: ModelCard, prefs: Preferences) -> list[str]:
 def rank_key(m: ModelCard, bench: tuple[str, str] | None) -> tuple:
     """Sort key, best first: preferred benchmark score (direction by metric name), then downloads, id."""
     s = m.score(*bench) if bench else None
-    if s is None:
-        primary = (1, 0.0)
-    else:
-        primary = (0, s if LOWER_IS_BETTER.search(bench[1]) else -s)
+    primary = (1, 0.0) if s is None else (0, s if LOWER_IS_BETTER.search(bench[1]) else -s)
     return (*primary, -m.downloads, m.id)
 
 
@@ -208,7 +222,9 @@ class Registry:
             pool = [m for m in pool if m.params is not None and m.params <= prefs.max_params]
             if not pool:
                 raise Infeasible(task, f"size <= {prefs.max_params:g} parameters")
-        bench = next((prefs.benchmarks[t] for t in (task, *self.task_tags(task)) if t in prefs.benchmarks), None)
+        bench = next(
+            (prefs.benchmarks[t] for t in (task, *self.task_tags(task)) if t in prefs.benchmarks), None
+        )
         best = min(pool, key=lambda m: rank_key(m, bench))
         how = f"{bench[0]}/{bench[1]}" if bench else "downloads"
         return Selection(best, task, considered, len(pool), how)
@@ -240,7 +256,9 @@ class Registry:
                 cards.setdefault(src, {})
             elif kind == "Metric":
                 if src not in model_of_bench:
-                    raise UserError(f"C-KG edge Metric {src!r} -> {dst!r} comes before any Benchmark edge to {src!r}")
+                    raise UserError(
+                        f"C-KG edge Metric {src!r} -> {dst!r} comes before any Benchmark edge to {src!r}"
+                    )
                 open_metric = (model_of_bench[src], src, dst)
             elif kind == "Score":
                 if open_metric is None or open_metric[2] != src:
@@ -251,9 +269,20 @@ class Registry:
                     raise UserError(f"C-KG score {dst!r} of {open_metric[0]} is not a number") from None
                 cards[open_metric[0]].setdefault("scores", []).append((open_metric[1], open_metric[2], v))
                 open_metric = None
-        models = [ModelCard(mid, c["task"], c.get("license", UNKNOWN), None, value.get(mid, 0.0),
-                            tuple(c.get("scores", [])), c.get("organisation", ""), c.get("code", ""))
-                  for mid, c in cards.items() if "task" in c]
+        models = [
+            ModelCard(
+                mid,
+                c["task"],
+                c.get("license", UNKNOWN),
+                None,
+                value.get(mid, 0.0),
+                tuple(c.get("scores", [])),
+                c.get("organisation", ""),
+                c.get("code", ""),
+            )
+            for mid, c in cards.items()
+            if "task" in c
+        ]
         return cls(models)
 
     @classmethod
@@ -292,10 +321,20 @@ class Registry:
         return cls(models)
 
     def to_jsonl(self) -> str:
-        return "".join(json.dumps({"id": m.id, "task": m.task, "license": m.license, "params": m.params,
-                                   "downloads": m.downloads,
-                                   "scores": [{"dataset": d, "metric": k, "value": v} for d, k, v in m.scores]})
-                       + "\n" for m in self.models)
+        return "".join(
+            json.dumps(
+                {
+                    "id": m.id,
+                    "task": m.task,
+                    "license": m.license,
+                    "params": m.params,
+                    "downloads": m.downloads,
+                    "scores": [{"dataset": d, "metric": k, "value": v} for d, k, v in m.scores],
+                }
+            )
+            + "\n"
+            for m in self.models
+        )
 
 
 def _card(d: Any, where: str) -> ModelCard:
@@ -312,9 +351,14 @@ def _card(d: Any, where: str) -> ModelCard:
         raise UserError(f"{where}: downloads must be a finite number")
     scores = []
     for s in d.get("scores", []) or []:
-        ok = isinstance(s, dict) and isinstance(s.get("dataset"), str) and isinstance(s.get("metric"), str) \
-            and isinstance(s.get("value"), int | float) and not isinstance(s.get("value"), bool) \
+        ok = (
+            isinstance(s, dict)
+            and isinstance(s.get("dataset"), str)
+            and isinstance(s.get("metric"), str)
+            and isinstance(s.get("value"), int | float)
+            and not isinstance(s.get("value"), bool)
             and math.isfinite(s["value"])
+        )
         if not ok:
             raise UserError(f"{where}: each score needs a string dataset and metric and a finite value")
         scores.append((s["dataset"], s["metric"], float(s["value"])))

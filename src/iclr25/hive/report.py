@@ -11,8 +11,15 @@ from typing import Any
 
 from iclr25.core.errors import UserError
 
-SECTIONS = ("1. User query", "2. Parsed query", "3. Domain classification and merged domain",
-            "4. PDDL problem and planner output", "5. Plan", "6. Model selection", "7. Code and execution")
+SECTIONS = (
+    "1. User query",
+    "2. Parsed query",
+    "3. Domain classification and merged domain",
+    "4. PDDL problem and planner output",
+    "5. Plan",
+    "6. Model selection",
+    "7. Code and execution",
+)
 
 
 @dataclass
@@ -33,25 +40,59 @@ class Report:
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_markdown(self) -> str:
-        sel = "\n".join(f"| {s['action']} | {s['model']} | {s['license']} | {s['ranked_by']} | "
-                        f"{s['feasible']}/{s['considered']} | {s['executed_with']} |" for s in self.selections)
-        outs = "\n".join(f"- {o['action']} -> {o['modality']}: {o['preview']}" + (" (stub)" if o['stub'] else "")
-                         for o in self.outputs)
+        sel = "\n".join(
+            f"| {s['action']} | {s['model']} | {s['license']} | {s['ranked_by']} | "
+            f"{s['feasible']}/{s['considered']} | {s['executed_with']} |"
+            for s in self.selections
+        )
+        outs = "\n".join(
+            f"- {o['action']} -> {o['modality']}: {o['preview']}" + (" (stub)" if o["stub"] else "")
+            for o in self.outputs
+        )
         flow = ", ".join(f"{a} -> {b}" for a, b in self.flow) or "(no data flow between actions)"
         times = "\n".join(f"| {k} | {v:.3f} |" for k, v in self.timings.items())
         body = [
-            "# Hive report", f"## {SECTIONS[0]}", self.query,
-            f"## {SECTIONS[1]}", "```json", json.dumps(self.parsed, indent=1, ensure_ascii=False), "```",
-            f"## {SECTIONS[2]}", f"Domains: {', '.join(self.domains)}", "```pddl", self.domain_pddl.rstrip(), "```",
-            f"## {SECTIONS[3]}", "```pddl", self.problem_pddl.rstrip(), "```",
-            f"Planner: {self.planner}", "```text", self.planner_output.strip()[-3000:] or "(no output)", "```",
-            f"## {SECTIONS[4]}", "\n".join(f"{i + 1}. ({a})" for i, a in enumerate(self.plan)),
+            "# Hive report",
+            f"## {SECTIONS[0]}",
+            self.query,
+            f"## {SECTIONS[1]}",
+            "```json",
+            json.dumps(self.parsed, indent=1, ensure_ascii=False),
+            "```",
+            f"## {SECTIONS[2]}",
+            f"Domains: {', '.join(self.domains)}",
+            "```pddl",
+            self.domain_pddl.rstrip(),
+            "```",
+            f"## {SECTIONS[3]}",
+            "```pddl",
+            self.problem_pddl.rstrip(),
+            "```",
+            f"Planner: {self.planner}",
+            "```text",
+            self.planner_output.strip()[-3000:] or "(no output)",
+            "```",
+            f"## {SECTIONS[4]}",
+            "\n".join(f"{i + 1}. ({a})" for i, a in enumerate(self.plan)),
             f"Data flow (chaining step): {flow}",
-            f"## {SECTIONS[5]}", "Preferences:", "```json", json.dumps(self.preferences), "```",
+            f"## {SECTIONS[5]}",
+            "Preferences:",
+            "```json",
+            json.dumps(self.preferences),
+            "```",
             "| action | model | license | ranked by | feasible/considered | executed with |",
-            "|---|---|---|---|---|---|", sel,
-            f"## {SECTIONS[6]}", "```python", "\n".join(self.code), "```", "Outputs:", outs,
-            "## Timings", "| step | seconds |", "|---|---|", times,
+            "|---|---|---|---|---|---|",
+            sel,
+            f"## {SECTIONS[6]}",
+            "```python",
+            "\n".join(self.code),
+            "```",
+            "Outputs:",
+            outs,
+            "## Timings",
+            "| step | seconds |",
+            "|---|---|",
+            times,
         ]
         return "\n\n".join(body) + "\n"
 

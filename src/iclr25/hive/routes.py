@@ -59,8 +59,11 @@ def score_query(backend: Any, query: str, domains: dict[str, Domain]) -> Scores:
     """A backend with `by_name` (SmolLM2) scores the names in words ("audio to text"), short closed
     answers; the others score the comments."""
     by_name = getattr(backend, "by_name", False)
-    actions = {a.name: a.name.replace("_", " ") if by_name else a.description
-               for d in domains.values() for a in d.actions}
+    actions = {
+        a.name: a.name.replace("_", " ") if by_name else a.description
+        for d in domains.values()
+        for a in d.actions
+    }
     names, texts = list(actions), list(actions.values())
     dnames = list(domains)
     dtexts = [d.replace("_", " ") if by_name else domain_text(domains[d]) for d in dnames]
@@ -69,8 +72,11 @@ def score_query(backend: Any, query: str, domains: dict[str, Domain]) -> Scores:
     for c in clauses(query):
         s = backend.score(c, texts)
         per_clause.append(dict(zip(names, map(float, s), strict=True)))
-    return Scores(dict(zip(dnames, map(float, both[:len(dnames)]), strict=True)),
-                  dict(zip(names, map(float, both[len(dnames):]), strict=True)), tuple(per_clause))
+    return Scores(
+        dict(zip(dnames, map(float, both[: len(dnames)]), strict=True)),
+        dict(zip(names, map(float, both[len(dnames) :]), strict=True)),
+        tuple(per_clause),
+    )
 
 
 def within(scores: dict[str, float], tau: float) -> list[str]:
@@ -79,8 +85,12 @@ def within(scores: dict[str, float], tau: float) -> list[str]:
     return sorted((k for k, v in scores.items() if v >= best - tau), key=lambda k: -scores[k])
 
 
-def hive_actions(s: Scores, domains: dict[str, Domain], tau_domain: float, tau_action: float,
-                 ) -> tuple[list[str], Domain]:
+def hive_actions(
+    s: Scores,
+    domains: dict[str, Domain],
+    tau_domain: float,
+    tau_action: float,
+) -> tuple[list[str], Domain]:
     """Domain classification, merge, then goal actions within the merged domain."""
     chosen = within(s.domains, tau_domain)
     merged = merge_domains([domains[d] for d in chosen])
@@ -108,8 +118,9 @@ def controlllm_actions(s: Scores, z: float, inputs: tuple[str, ...]) -> list[str
     for t in picked:
         need = ACTION_IO.get(t, ("text", "text"))[0]
         if need not in available and not any(ACTION_IO[u][1] == need for u in tools if u in ACTION_IO):
-            producers = [a for a in s.actions if ACTION_IO.get(a, ("", ""))[1] == need
-                         and ACTION_IO[a][0] in available]
+            producers = [
+                a for a in s.actions if ACTION_IO.get(a, ("", ""))[1] == need and ACTION_IO[a][0] in available
+            ]
             if producers:
                 tools.insert(0, max(producers, key=s.actions.get))
         available.add(ACTION_IO.get(t, ("text", "text"))[1])

@@ -8,8 +8,17 @@ import numpy as np
 
 from iclr25.hive.registry import ModelCard, Preferences, Registry, rank_key
 
-LICENSES = ("apache-2.0", "mit", "bsd-3-clause", "cc-by-4.0", "cc-by-nc-4.0", "openrail++", "llama2", "other",
-            "unknown")
+LICENSES = (
+    "apache-2.0",
+    "mit",
+    "bsd-3-clause",
+    "cc-by-4.0",
+    "cc-by-nc-4.0",
+    "openrail++",
+    "llama2",
+    "other",
+    "unknown",
+)
 BENCHMARKS = {  # per task: (dataset, metric) pairs a generated model may report
     "automatic-speech-recognition": (("librispeech", "WER"), ("common-voice", "WER")),
     "text-to-image": (("coco", "FID"), ("parti", "CLIPScore")),
@@ -36,8 +45,16 @@ def synthetic_models(n: int, rng: np.random.Generator) -> list[ModelCard]:
         k = int(rng.integers(0, len(bench) + 1))
         chosen = rng.choice(len(bench), size=k, replace=False) if k else []
         scores = tuple((bench[j][0], bench[j][1], round(float(rng.uniform(1, 99)), 2)) for j in chosen)
-        out.append(ModelCard(f"gen/model-{i:05d}", task, LICENSES[rng.integers(len(LICENSES))], size,
-                             float(np.round(10 ** rng.uniform(0, 6.5))), scores))
+        out.append(
+            ModelCard(
+                f"gen/model-{i:05d}",
+                task,
+                LICENSES[rng.integers(len(LICENSES))],
+                size,
+                float(np.round(10 ** rng.uniform(0, 6.5))),
+                scores,
+            )
+        )
     return out
 
 
@@ -60,6 +77,7 @@ def random_preferences(rng: np.random.Generator, registry: Registry) -> tuple[st
 def brute_force(registry: Registry, task: str, prefs: Preferences) -> ModelCard | None:
     """The best feasible model by a plain scan of every card (the reference `select` must equal)."""
     from iclr25.hive.registry import violations
+
     bench = prefs.benchmarks.get(task)
     ok = [m for m in registry.models if m.task in registry.task_tags(task) and not violations(m, prefs)]
     return min(ok, key=lambda m: rank_key(m, bench)) if ok else None

@@ -38,22 +38,49 @@ ACTION_LABEL = {a: lab for lab, a in LABEL_ACTION.items()}
 
 # action -> (modality it consumes, modality it produces): what the chaining step connects
 ACTION_IO = {
-    "text_to_audio": ("text", "audio"), "audio_to_audio": ("audio", "audio"), "audio_to_text": ("audio", "text"),
-    "text_to_image": ("text", "image"), "image_refinement": ("image", "image"),
-    "image_segmentation": ("image", "image"), "estimate_depth_of_image": ("image", "image"),
-    "classify_image": ("image", "text"), "detect_objects_in_image": ("image", "text"),
-    "caption_image": ("image", "text"), "answer_question_based_on_image": ("image", "text"),
-    **{a: ("text", "text") for a in (
-        "get_translation", "back_translation", "translation_evaluation", "get_answer_when_context_is_given",
-        "generate_answer_without_context", "get_answer_when_data_or_table_is_given",
-        "get_extractive_summarization", "get_abstractive_summarization", "get_instruction_based_summary",
-        "summarization_evaluation", "classify_text", "find_sentiment", "classify_spam",
-        "generate_or_write_text", "generate_or_write_code", "get_named_entities", "get_part_of_speech")},
+    "text_to_audio": ("text", "audio"),
+    "audio_to_audio": ("audio", "audio"),
+    "audio_to_text": ("audio", "text"),
+    "text_to_image": ("text", "image"),
+    "image_refinement": ("image", "image"),
+    "image_segmentation": ("image", "image"),
+    "estimate_depth_of_image": ("image", "image"),
+    "classify_image": ("image", "text"),
+    "detect_objects_in_image": ("image", "text"),
+    "caption_image": ("image", "text"),
+    "answer_question_based_on_image": ("image", "text"),
+    **{
+        a: ("text", "text")
+        for a in (
+            "get_translation",
+            "back_translation",
+            "translation_evaluation",
+            "get_answer_when_context_is_given",
+            "generate_answer_without_context",
+            "get_answer_when_data_or_table_is_given",
+            "get_extractive_summarization",
+            "get_abstractive_summarization",
+            "get_instruction_based_summary",
+            "summarization_evaluation",
+            "classify_text",
+            "find_sentiment",
+            "classify_spam",
+            "generate_or_write_text",
+            "generate_or_write_code",
+            "get_named_entities",
+            "get_part_of_speech",
+        )
+    },
 }
 
 # type -> the type fact the domain files use as precondition
-TYPE_FACT = {"text": "istext", "image": "isimage", "audio": "isaudio", "list": "islist",
-             "language": "validlanguage"}
+TYPE_FACT = {
+    "text": "istext",
+    "image": "isimage",
+    "audio": "isaudio",
+    "list": "islist",
+    "language": "validlanguage",
+}
 
 
 def action_of(label: str) -> str:
@@ -77,8 +104,9 @@ def problem_for(domain: Domain, actions: list[str], name: str = "query") -> Prob
     init += [("isevaluationmetric", (o,)) for o in objects if o == "metric"]
     known = {p.name for p in domain.predicates}
     init = [f for f in init if f[0] in known]
-    return Problem(name, domain.name, tuple(objects.items()), tuple(dict.fromkeys(init)),
-                   tuple(dict.fromkeys(goal)))
+    return Problem(
+        name, domain.name, tuple(objects.items()), tuple(dict.fromkeys(init)), tuple(dict.fromkeys(goal))
+    )
 
 
 def domains_of(actions: list[str], domains: dict[str, Domain]) -> list[str]:
@@ -104,16 +132,21 @@ def goal_problem(domain: Domain, goal: str) -> Problem:
     """The problem for a goal written in PDDL: each goal argument becomes an object typed by its
     predicate's declaration, `:init` holds the type facts."""
     from iclr25.hive.pddl import parse_atoms
+
     atoms = parse_atoms(goal)
     objects: dict[str, str] = {}
     for pred, args in atoms:
         p = domain.predicate(pred)
         if len(args) != p.arity:
-            raise UserError(f"goal ({pred} {' '.join(args)}) has {len(args)} arguments; {pred} takes {p.arity}")
+            raise UserError(
+                f"goal ({pred} {' '.join(args)}) has {len(args)} arguments; {pred} takes {p.arity}"
+            )
         for arg, (_, typ) in zip(args, p.params, strict=True):
             if objects.setdefault(arg, typ) != typ:
                 raise UserError(f"goal object {arg!r} is used as a {objects[arg]} and as a {typ}")
     init = [(TYPE_FACT[t], (o,)) for o, t in objects.items() if t in TYPE_FACT]
     init += [("isevaluationmetric", (o,)) for o in objects if o == "metric"]
     known = {p.name for p in domain.predicates}
-    return Problem("goal", domain.name, tuple(objects.items()), tuple(f for f in init if f[0] in known), atoms)
+    return Problem(
+        "goal", domain.name, tuple(objects.items()), tuple(f for f in init if f[0] in known), atoms
+    )
