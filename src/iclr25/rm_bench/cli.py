@@ -119,8 +119,9 @@ def export(
     = Path("todo.jsonl"),
     domains: DomainsOpt = None,
 ) -> None:
-    """Write one row per response (id, domain, role, style, prompt, response) for a reward model run
-    elsewhere; add a "score" to each row and read it back with `score`."""
+    """Write one JSONL row per response (id, domain, role, style, prompt, response) to score elsewhere.
+
+    Add a numeric "score" to each row and read the file back with `score`."""
     from iclr25.core.io import output_path
     from iclr25.core.runtime import atomic_write
     from iclr25.rm_bench.data import STYLES, load_rmbench
