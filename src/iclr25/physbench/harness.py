@@ -16,7 +16,7 @@ import numpy as np
 
 from iclr25.core.errors import UserError
 from iclr25.core.io import read_json
-from iclr25.physbench.taxonomy import LETTERS, MODES, OFFICIAL_END_PROMPT, SPLITS
+from iclr25.physbench.taxonomy import MODES, OFFICIAL_END_PROMPT, SPLITS
 
 VIDEO_EXT = (".mp4", ".avi", ".mov", ".webm", ".mkv")
 _OPTION = re.compile(r"\n([ABCD])\.\s?")
@@ -230,6 +230,3 @@ def load(root: str | Path, split: str = "val", mode: str = "general") -> list[It
         raise UserError(f"{path} holds no {split!r} questions in mode {mode!r}")
     return items
 
-
-def option_letter(i: int) -> str:
-    return LETTERS[i]
