@@ -229,4 +229,3 @@ def load(root: str | Path, split: str = "val", mode: str = "general") -> list[It
     if not items:
         raise UserError(f"{path} holds no {split!r} questions in mode {mode!r}")
     return items
-
