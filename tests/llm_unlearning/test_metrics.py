@@ -64,7 +64,7 @@ def test_symbolic_judge_on_a_constructed_record():
 
 def test_symbolic_judge_accepts_paraphrases_and_rejects_perturbations_on_tofu():
     root = shared_data("16-llm-unlearning")
-    rows = load_tofu(root / "forget01_perturbed.json")[::4] + load_tofu(root / "retain_perturbed.json")[::8]
+    rows = load_tofu(root / "forget01_perturbed.json")[::8] + load_tofu(root / "retain_perturbed.json")[::16]
     para = np.mean([entailed(r["paraphrased_answer"], r, forget=True) for r in rows])
     pert = np.mean([not entailed(p, r, forget=True) for r in rows for p in r["perturbed_answer"]])
     assert para >= 0.95, para
