@@ -3,10 +3,12 @@ on fixed measurements, and a smoke run of the reproduction."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+from types import SimpleNamespace
 
 import pytest
-from typer.testing import CliRunner
 
 from iclr25.core.claims import Verdict
 from iclr25.core.cli import main
@@ -21,13 +23,17 @@ from iclr25.physbench.experiments import (
 )
 from iclr25.physbench.scoring import score
 
-from .test_agent import server  # noqa: F401 - the mock VLM fixture
 
-runner = CliRunner()
-
-
-def cli(*args):
-    return runner.invoke(main, ["physbench", *map(str, args)])
+def cli(*args) -> SimpleNamespace:
+    """`iclr25 physbench *args` in this process: exit code and stdout + stderr."""
+    out = io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            main(["iclr25", "physbench", *map(str, args)])
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 0
+    return SimpleNamespace(exit_code=code, output=out.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +60,7 @@ def test_score_command(data):
     assert json.loads((data / "rep.json").read_text())["rows"] == 8
 
 
-def test_eval_command_against_a_served_vlm(data, server):  # noqa: F811
+def test_eval_command_against_a_served_vlm(data, server):
     r = cli("eval", "--data", data / "syn", "--base-url", server, "--model", "m", "--out", data / "sub.json")
     assert r.exit_code == 0, r.output
     assert "asked 8 questions (8 model calls)" in r.output
