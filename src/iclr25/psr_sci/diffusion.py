@@ -97,7 +97,7 @@ def guidance_grad(z0: torch.Tensor, *args, **kwargs) -> tuple[torch.Tensor, floa
         z = z0.detach().requires_grad_(True)
         loss = guidance_loss(z, *args, **kwargs)
         (g,) = torch.autograd.grad(loss, z)
-    return g, float(loss)
+    return g, loss.item()
 
 
 class LatentDDPM:
