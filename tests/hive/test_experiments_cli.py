@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from iclr25.core.claims import Verdict
-from iclr25.core.cli import main
 from iclr25.core.runtime import RunContext
 from iclr25.hive.experiments import decide_chains, decide_constraints, decide_execution, decide_ts
 
@@ -53,17 +51,21 @@ def test_smoke_run_gives_one_finding_per_claim(tmp_path):
             assert (tmp_path / fig).is_file()
 
 
-def _cli(*args):
-    r = CliRunner().invoke(main, ["hive", *args])
-    return r.exit_code, r.output
+@pytest.fixture
+def cli(iclr25_cli):
+    """`iclr25 hive *args` in this process: (exit code, stdout + stderr)."""
+    def run(*args):
+        code, out, err = iclr25_cli("hive", *args)
+        return code, out + err
+    return run
 
 
-def test_plan_command_and_its_errors(tmp_path):
+def test_plan_command_and_its_errors(tmp_path, cli):
     (tmp_path / "audio.pddl").write_text("""(define (domain audio) (:requirements :strips :typing)
       (:types text audio) (:predicates (IsAudio ?a - audio) (SpeechRecognition ?a - audio))
       (:action audio_to_text ; transcribe
         :parameters (?a - audio) :precondition (IsAudio ?a) :effect (SpeechRecognition ?a)))""")
-    code, out = _cli("plan", "--domain-dir", str(tmp_path), "--domains", "audio",
+    code, out = cli("plan", "--domain-dir", str(tmp_path), "--domains", "audio",
                      "--goal", "(SpeechRecognition input_audio)")
     assert code == 0 and "(audio_to_text input_audio)" in out
     for args, msg in ((["--domains", "nope", "--goal", "(x a)"], "unknown domain"),
@@ -71,14 +73,14 @@ def test_plan_command_and_its_errors(tmp_path):
                       (["--domains", "audio", "--goal", "(SpeechRecognition a"], "never closed"),
                       (["--domains", "audio", "--goal", "(SpeechRecognition a)", "--planner", "x"],
                        "planner")):
-        code, out = _cli("plan", "--domain-dir", str(tmp_path), *args)
+        code, out = cli("plan", "--domain-dir", str(tmp_path), *args)
         assert code == 2 and msg in out and "Traceback" not in out
     (tmp_path / "audio.pddl").write_text("(define (domain audio)\n (:types text)\n (:predicates (P x)))")
-    code, out = _cli("plan", "--domain-dir", str(tmp_path), "--domains", "audio", "--goal", "(P a)")
+    code, out = cli("plan", "--domain-dir", str(tmp_path), "--domains", "audio", "--goal", "(P a)")
     assert code == 2 and "audio.pddl:3" in out
 
 
-def test_run_command_bad_input(tmp_path):
+def test_run_command_bad_input(tmp_path, cli):
     prefs = tmp_path / "p.json"
     prefs.write_text(json.dumps({"size": "-1"}))
     for args, msg in (([" "], "empty"),
@@ -86,5 +88,5 @@ def test_run_command_bad_input(tmp_path):
                       (["hi", "--registry", str(tmp_path / "none.jsonl")], "not found"),
                       (["hi", "--backend", "gpt9"], "--backend"),
                       (["hi", "--report", str(tmp_path / "r.txt")], ".md")):
-        code, out = _cli("run", *args, "--domain-dir", str(tmp_path), "--out-dir", str(tmp_path / "o"))
+        code, out = cli("run", *args, "--domain-dir", str(tmp_path), "--out-dir", str(tmp_path / "o"))
         assert code == 2 and msg in out, out
