@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.core.errors import UserError
+from iclr25.hive.tasks import ACTION_IO
 
 
 @dataclass(frozen=True)
@@ -267,23 +268,12 @@ DEFAULT_EXECUTORS: dict[str, Executor] = {
     "detect_objects_in_image": _stub_image_to_text("objects"),
     "caption_image": _stub_image_to_text("caption"),
     "answer_question_based_on_image": _stub_image_to_text("visual answer"),
+    # every other text -> text action of the domain: a stub named after the action
     **{
         a: _stub_text(a.replace("_", " "))
-        for a in (
-            "get_translation",
-            "back_translation",
-            "translation_evaluation",
-            "get_answer_when_context_is_given",
-            "generate_answer_without_context",
-            "get_answer_when_data_or_table_is_given",
-            "get_abstractive_summarization",
-            "get_instruction_based_summary",
-            "summarization_evaluation",
-            "classify_spam",
-            "generate_or_write_text",
-            "generate_or_write_code",
-            "get_part_of_speech",
-        )
+        for a, io in ACTION_IO.items()
+        if io == ("text", "text")
+        and a not in {"classify_text", "find_sentiment", "get_extractive_summarization", "get_named_entities"}
     },
 }
 REAL = (
