@@ -8,8 +8,8 @@ from iclr25.core.claims import Verdict
 from iclr25.core.runtime import RunContext
 from iclr25.core.stats import Interval
 from iclr25.psr_sci import PAPER
+from iclr25.psr_sci.claims import CLAIMS
 from iclr25.psr_sci.experiments import (
-    CLAIMS,
     decide_efficiency,
     decide_guidance,
     decide_predictor,

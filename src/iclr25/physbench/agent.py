@@ -190,15 +190,23 @@ def _attribute(ctx: Context, attr: str, extreme: str) -> str | None:
     return letter
 
 
-def _mass(ctx: Context, left: str, right: str) -> str | None:
+def _vertical_travel(ctx: Context, colours: tuple[str, str]) -> list[float] | None:
+    """Downward travel (pixels, first to last frame) of each coloured object; None if one is lost."""
     det = ctx.need_det()
-    frames_ = ctx.video()
-    drops = []
-    for c in (left, right):
-        p = track(frames_, c, det)
+    video = ctx.video()
+    travel = []
+    for c in colours:
+        p = track(video, c, det)
         if np.isnan(p[[0, -1]]).any():
             return None
-        drops.append(float(p[-1, 1] - p[0, 1]))
+        travel.append(float(p[-1, 1] - p[0, 1]))
+    return travel
+
+
+def _mass(ctx: Context, left: str, right: str) -> str | None:
+    drops = _vertical_travel(ctx, (left, right))
+    if drops is None:
+        return None
     heavier = ctx.need_know().lever(*drops)
     ctx.facts["mass"] = {"drop": [round(d, 2) for d in drops], "heavier": heavier}
     if heavier == "equal":
@@ -209,13 +217,9 @@ def _mass(ctx: Context, left: str, right: str) -> str | None:
 
 
 def _air(ctx: Context, a: str, b: str) -> str | None:
-    det = ctx.need_det()
-    falls = []
-    for c in (a, b):
-        p = track(ctx.video(), c, det)
-        if np.isnan(p[[0, -1]]).any():
-            return None
-        falls.append(float(p[-1, 1] - p[0, 1]))
+    falls = _vertical_travel(ctx, (a, b))
+    if falls is None:
+        return None
     slowed = ctx.need_know().drag(*falls)
     ctx.facts["air"] = {"fall": [round(f, 2) for f in falls], "slowed": slowed}
     if slowed == "neither":
