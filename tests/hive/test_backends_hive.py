@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from iclr25.core.errors import UserError
-from iclr25.hive.backends import OpenAICompatible
+from iclr25.hive.backends import MAX_QUERY_CHARS, OpenAICompatible
 from iclr25.hive.executors import local_cards
 from iclr25.hive.hive import Hive, HiveConfig
+from iclr25.hive.muse import load_queries
 from iclr25.hive.pddl import parse_domain, parse_problem
 from iclr25.hive.planners import plan
 from iclr25.hive.registry import Infeasible, Preferences, Registry
@@ -120,5 +121,12 @@ def test_hive_bad_input(tmp_path):
         h.run("   ", out_dir=tmp_path)
     with pytest.raises(UserError, match="missing media: ./nope.wav"):
         h.run("transcribe ./nope.wav", base_dir=tmp_path, out_dir=tmp_path)
+    with pytest.raises(UserError, match="characters; at most"):
+        h.run("a" * (MAX_QUERY_CHARS + 1), out_dir=tmp_path)
     with pytest.raises(Infeasible, match="licenses"):
         h.run("find the named entities in: Ada", Preferences(licenses=("gpl-3.0",)), out_dir=tmp_path)
+
+
+def test_every_muse_request_fits_the_size_bound():
+    # MuSE's query 68 (31,044 characters) once exceeded a 4,000-character bound and failed the quick run
+    assert max(len(q.text) for q in load_queries()) <= MAX_QUERY_CHARS
