@@ -6,7 +6,7 @@ import pytest
 from tests.conftest import shared_data
 
 from iclr25.core.errors import UserError
-from iclr25.hive.chaining import chain, fot_flow, fot_order, mention_order
+from iclr25.hive.chaining import chain, fot_flow, fot_order, implied_output, mention_order
 from iclr25.hive.pddl import Problem, merge_domains, parse_domain
 from iclr25.hive.planners import Plan, plan, unreachable_goals, up_validate, validate
 from iclr25.hive.tasks import ACTION_IO, LABEL_ACTION, goal_problem, problem_for
@@ -99,3 +99,14 @@ def test_merged_domains_plan_the_paper_trace():
     merged = merge_domains([d["audio"], d["image_generation"]])
     prob = problem_for(merged, ["audio_to_text", "text_to_image"])
     assert set(plan(merged, prob, "pyperplan").actions) == {"audio_to_text", "text_to_image"}
+
+
+def test_implied_output_puts_the_unread_modality_last():
+    assert implied_output(["get_translation", "text_to_audio"]) == "audio"
+    assert implied_output(["get_translation", "classify_text"]) is None  # text only
+    assert implied_output(["text_to_audio", "audio_to_text"]) is None  # the audio is read
+    assert implied_output(["text_to_audio", "text_to_image"]) is None  # two candidates: no guess
+    # MuSE 65 ("Read me an English version of ..."): the mention order alone puts speech first
+    flow = chain(["text_to_audio", "get_translation"], order_hint=["text_to_audio", "get_translation"])
+    assert flow.order == ("get_translation", "text_to_audio")
+    assert flow.edges == {("get_translation", "text_to_audio")}

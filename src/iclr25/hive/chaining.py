@@ -73,13 +73,17 @@ def chain(
     inputs: tuple[str, ...] = ("text",),
     order_hint: list[str] | None = None,
 ) -> Flow:
-    """Order `actions` and connect outputs to inputs by modality (see the module docstring).
+    """Order `actions` and connect outputs to inputs by modality (see the module docstring). `output` is
+    the requested modality; None takes the one the actions imply (`implied_output`).
 
     >>> f = chain(["text_to_image", "audio_to_text"], output="image", inputs=("audio",))
     >>> f.order, sorted(f.edges)
     (('audio_to_text', 'text_to_image'), [('audio_to_text', 'text_to_image')])
+    >>> chain(["text_to_audio", "get_translation"]).order  # speech is produced last: nothing reads it
+    ('get_translation', 'text_to_audio')
     """
     acts = list(dict.fromkeys(actions))
+    output = output or implied_output(acts)
     hint = {a: i for i, a in enumerate(order_hint or [])}
     available = {"text", *inputs}
     remaining, order = list(acts), []
@@ -106,6 +110,14 @@ def chain(
         if producer is not None:
             edges.add((producer, b))
     return Flow(tuple(order), frozenset(edges))
+
+
+def implied_output(actions: list[str]) -> str | None:
+    """The output modality a set of actions implies: the one non-text modality that some action produces
+    and none reads (speech from text-to-speech when nothing consumes audio); None when there is no such
+    modality or several."""
+    sinks = {_io(a)[1] for a in actions} - {"text"} - {_io(a)[0] for a in actions}
+    return sinks.pop() if len(sinks) == 1 else None
 
 
 def _io(action: str) -> tuple[str, str]:
