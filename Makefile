@@ -41,9 +41,9 @@ demo: setup
 	$(BIN)/iclr25 report --out reports --docs; exit $$rc
 	@echo "report: reports/index.html (open it in a browser) and reports/REPORT.md; 'make serve' serves it"
 
-# TEST_WORKERS=2 runs the tests on 2 processes (one thread each, whole files per worker so module fixtures
-# build once); the default 0 runs them in this process, as CI does.
-TEST_WORKERS ?= 0
+# Tests on TEST_WORKERS processes (one thread each; CI has 2 cores), whole files per worker so module
+# fixtures build once; TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
 test: setup
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
