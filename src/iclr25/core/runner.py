@@ -47,6 +47,7 @@ def run_paper(slug: str, profile: str, out: Path, backend: str = "serial",
     run_dir = Path(out) / slug / profile
     run_dir.mkdir(parents=True, exist_ok=True)
     started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    code = git_state()  # the code that runs: taken before the run, which may outlast later commits
     t0 = time.perf_counter()
     claims: list[dict] = []
     findings: list[dict] = []
@@ -66,7 +67,7 @@ def run_paper(slug: str, profile: str, out: Path, backend: str = "serial",
     _write_json(run_dir / "run.json", {
         "started_at": started, "wall_s": round(wall, 3), "seed": seed, "profile": profile,
         "backend": backend, "host": platform.node(), "platform": platform.platform(),
-        **git_state(), "versions": _versions()})
+        **code, "versions": _versions()})
     counts: dict[str, int] = {}
     for f in findings:
         counts[f["verdict"]] = counts.get(f["verdict"], 0) + 1
