@@ -78,8 +78,8 @@ def ray_init(address: str | None = None, workers: int | None = None) -> Any:
         return ray
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                               "configure_logging": False}
-    if not address:
-        ray.init(num_cpus=workers or os.cpu_count() or 1, **kwargs)
+    if not address:  # "local": a new instance, never a cluster that `ray start` left on this machine
+        ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **kwargs)
         return ray
     try:
         ray.init(address=address, **kwargs)
