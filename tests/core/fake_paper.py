@@ -22,6 +22,12 @@ def run(profile, ctx):
             Finding("big", at_least(1.5, 2.0), {"ratio": 1.5}, "ours x1.5")]
 
 
+def slow(profile, ctx):
+    import time
+    time.sleep(600)  # a paper that cannot finish within any test's budget
+    return run(profile, ctx)
+
+
 def broken(profile, ctx):
     raise RuntimeError("experiment exploded")
 

@@ -102,6 +102,7 @@ def test_os_errors_are_one_line_exit_2(capsys):
 @pytest.mark.parametrize("args, message", [
     (["reproduce", "--seed", "-1"], "--seed must be >= 0"),
     (["reproduce", "--record"], "--record writes full-profile records"),
+    (["reproduce", "--budget", "0"], "--budget must be in (0, 10000] minutes"),
 ])
 def test_reproduce_rejects_bad_options(args, message, capsys):
     with pytest.raises(SystemExit) as e:
@@ -135,3 +136,20 @@ def test_papers_side_by_side_give_the_serial_findings(tmp_path, monkeypatch):
         a = json.loads((tmp_path / "a" / s / "smoke" / "findings.json").read_text())["findings"]
         b = json.loads((tmp_path / "b" / s / "smoke" / "findings.json").read_text())["findings"]
         assert a == b
+
+
+def test_a_budget_stops_unfinished_papers_without_failing_them(tmp_path, monkeypatch):
+    from iclr25.core import registry, runner
+
+    from .fake_paper import fake_paper, run, slow
+    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug, run if slug == "hive" else slow))
+    slugs = ["hive", "physbench", "imagefolder"]
+    res = runner.reproduce(slugs, "smoke", tmp_path, backend="process", jobs=2, budget_s=30.0)
+    assert [(r.slug, r.stopped, r.error) for r in res] == [
+        ("hive", False, None), ("physbench", True, None), ("imagefolder", True, None)]
+    assert (tmp_path / "hive" / "smoke" / "findings.json").is_file()
+    # the stopped papers' workers were killed, not waited for: they never wrote findings
+    assert not any((tmp_path / s / "smoke" / "findings.json").exists() for s in slugs[1:])
+    # one process: no paper starts once the budget is spent
+    res = runner.reproduce(slugs, "smoke", tmp_path / "serial", budget_s=0.0)
+    assert all(r.stopped for r in res) and not (tmp_path / "serial" / "hive").exists()

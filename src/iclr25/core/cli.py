@@ -58,6 +58,9 @@ def reproduce(
     seed: Annotated[int, typer.Option(help="seed for every RNG (>= 0)")] = 0,
     record: Annotated[bool, typer.Option(
         help="full profile only: also write the commit-ready record docs/full/<slug>.json and .md")] = False,
+    budget: Annotated[float | None, typer.Option(
+        help="minutes; papers not finished by then are stopped (not failed) and the report shows their "
+             "last completed run and committed full record ('make demo': 15)")] = None,
 ) -> None:
     """Run papers' reproductions, write findings, and rebuild the report.
 
@@ -72,6 +75,8 @@ def reproduce(
         raise UserError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if seed < 0:
         raise UserError(f"--seed must be >= 0, got {seed}")
+    if budget is not None and not 0 < budget <= 10_000:
+        raise UserError(f"--budget must be in (0, 10000] minutes, got {budget}")
     if record and profile != "full":
         raise UserError("--record writes full-profile records; add --profile full")
     chosen = slugs or [p.slug for p in registry.implemented()]
@@ -85,17 +90,21 @@ def reproduce(
         ray_init(ray_address)
     jobs = (os.cpu_count() or 1) if backend == "process" and len(chosen) > 1 else 1
     results = run_papers(chosen, profile=profile, out=out, backend=backend,
-                         ray_address=ray_address, seed=seed, jobs=jobs)
+                         ray_address=ray_address, seed=seed, jobs=jobs,
+                         budget_s=None if budget is None else budget * 60)
     build_report(out)
     errors = [r for r in results if r.error]
+    stopped = [r.slug for r in results if r.stopped]
     if record:
         from iclr25.core.records import write_record
         for r in results:
-            if not r.error:
+            if not r.error and not r.stopped:
                 for path in write_record(out / r.slug / "full"):
                     typer.echo(f"wrote {path}")
     typer.echo(f"report: {out / 'index.html'} and {out / 'REPORT.md'}"
-               + (f" ({len(errors)} paper(s) failed: {', '.join(r.slug for r in errors)})" if errors else ""))
+               + (f" ({len(errors)} paper(s) failed: {', '.join(r.slug for r in errors)})" if errors else "")
+               + (f" ({len(stopped)} stopped at the {budget:g}-min budget: {', '.join(stopped)}; the report "
+                  "shows their last completed run and committed full record)" if stopped else ""))
     if errors:
         raise typer.Exit(1)
 

@@ -25,6 +25,7 @@ class RunResult:
     wall_s: float
     error: str | None
     counts: dict[str, int]
+    stopped: bool = False  # not finished within the run's budget (not a failure)
 
 
 def _versions() -> dict[str, str]:
@@ -75,19 +76,26 @@ def run_paper(slug: str, profile: str, out: Path, backend: str = "serial",
 
 
 def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial",
-              ray_address: str | None = None, seed: int = 0, jobs: int = 1) -> list[RunResult]:
+              ray_address: str | None = None, seed: int = 0, jobs: int = 1,
+              budget_s: float | None = None) -> list[RunResult]:
     """Run the papers, `jobs` at a time (each in its own process when > 1, its own tasks then serial so
-    the cores are not oversubscribed), printing one status line per paper."""
+    the cores are not oversubscribed), printing one status line per paper. With `budget_s`, papers not
+    finished when it runs out are stopped (their worker processes killed; one by one, no paper starts
+    after it) and returned with `stopped` set: the report then shows their last completed run, if any,
+    and their committed full record."""
     from rich.console import Console
     console = Console(stderr=True)
     jobs = max(1, min(jobs, len(slugs)))
     paper_backend = "serial" if jobs > 1 and backend == "process" else backend
     status = {s: "waiting" for s in slugs}
     results: dict[str, RunResult] = {}
+    deadline = time.monotonic() + budget_s if budget_s is not None else float("inf")
 
     def report(r: RunResult) -> None:
         results[r.slug] = r
-        if r.error:
+        if r.stopped:
+            status[r.slug] = f"[yellow]⏸ stopped: over the {budget_s / 60:g}-min budget[/yellow]"
+        elif r.error:
             last = r.error.strip().splitlines()[-1]
             status[r.slug] = f"[red]✗ error after {r.wall_s:.0f} s: {last}[/red]"
         else:
@@ -103,6 +111,9 @@ def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial"
     with live:
         if jobs == 1:
             for slug in slugs:
+                if time.monotonic() >= deadline:
+                    report(RunResult(slug, 0.0, None, {}, stopped=True))
+                    continue
                 status[slug] = f"running ({profile})…"
                 live.update(lines())
                 report(run_paper(slug, profile, out, paper_backend, ray_address, seed))
@@ -117,7 +128,17 @@ def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial"
                     status[s] = f"running ({profile})…"
                 live.update(lines())
                 while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    timeout = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
+                    done, _ = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+                    if not done:  # out of budget: stop every unfinished paper
+                        for fut in pending:
+                            fut.cancel()
+                        for proc in mp.active_children():
+                            proc.kill()
+                        for slug in pending.values():
+                            report(RunResult(slug, 0.0, None, {}, stopped=True))
+                        pending.clear()
+                        break
                     for fut in done:
                         slug = pending.pop(fut)
                         try:
