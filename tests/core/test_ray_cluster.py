@@ -4,7 +4,9 @@ import os
 import signal
 import socket
 import subprocess
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,10 +35,13 @@ def head(tmp_path_factory):
     subprocess.run([str(BIN / "ray"), "get-auth-token", "--generate"], env=env, check=True,
                    capture_output=True, timeout=60)
     log = home / "head.log"
+    # Ray's sockets live under --temp-dir and AF_UNIX paths are capped at 107 bytes: pytest's own
+    # temporary folders (/tmp/pytest-of-root/pytest-331/popen-gw1/...) are too deep for them
+    ray_tmp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
     with open(log, "wb") as sink:  # the head's own "started" line is the readiness signal
         proc = subprocess.Popen([str(BIN / "ray"), "start", "--head", "--block", f"--port={port}",
                                  "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats",
-                                 f"--temp-dir={home / 'ray'}"],
+                                 f"--temp-dir={ray_tmp}"],
                                 env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     token = home / ".ray" / "auth_token"
     deadline = time.time() + 240
@@ -50,6 +55,7 @@ def head(tmp_path_factory):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
+        shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
 def _reproduce(address: str, home: Path, tmp: Path) -> subprocess.CompletedProcess:
