@@ -1,10 +1,10 @@
 """Joining a Ray cluster started in another process (`ray start --head`), by explicit address."""
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
-import shutil
 import sys
 import tempfile
 import time

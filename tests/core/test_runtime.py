@@ -52,6 +52,18 @@ def test_atomic_write_leaves_old_file_on_error(tmp_path):
     assert os.listdir(tmp_path) == ["x.txt"]  # no temp file left behind
 
 
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002])
+def test_atomic_write_gives_the_umask_mode(tmp_path, mask):
+    """Files written atomically are as readable as open() would make them (mkstemp alone gives 0600)."""
+    old = os.umask(mask)
+    try:
+        with atomic_write(tmp_path / "x.txt", "w") as f:
+            f.write("x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "x.txt").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
 def test_config_hash_stable_and_sensitive():
     assert config_hash({"a": 1, "b": 2}) == config_hash({"b": 2, "a": 1})
     assert config_hash({"a": 1}) != config_hash({"a": 2})

@@ -78,14 +78,26 @@ def config_hash(config: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def umask() -> int:
+    """This process's umask, read without changing it (Linux), else by setting and restoring it."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
     """Write to a temp file beside `path`, fsync, then rename: readers never see a half file,
-    and an exception or Ctrl-C leaves the old file (or none) in place."""
+    and an exception or Ctrl-C leaves the old file (or none) in place. The file gets the umask's mode."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; the file gets what open() would give it
         with os.fdopen(fd, mode) as f:
             yield f
             f.flush()

@@ -18,21 +18,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from iclr25.core.errors import UserError
+from iclr25.core.runtime import umask
 from iclr25.softmatcha.index_format import fsync_dir
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
-
-
-def umask() -> int:
-    """This process's umask, read without changing it (Linux), else by setting and restoring it."""
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _renameat2(src: Path, dst: Path, flags: int) -> bool:
