@@ -180,9 +180,13 @@ def cli_latency(repeats: int) -> dict:
     from iclr25.softmatcha.demo import kjv_index
     kjv_index()  # built once, outside the timing
     q = "the king of israel"
-    out = {"ours": wall([sys.executable, "-m", "iclr25.core.cli", "softmatcha", "search", "kjv", q, "-c"],
-                        repeats)[0],
-           "floor": wall([sys.executable, "-c", "import typer, numpy"], repeats)[0]}
+    # as a user runs it: Python's bytecode cache on (some CI shells set PYTHONDONTWRITEBYTECODE, which
+    # recompiles every module of the package on each call), written by one untimed call first
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    ours = [sys.executable, "-m", "iclr25.core.cli", "softmatcha", "search", "kjv", q, "-c"]
+    wall(ours, 1, env)
+    out = {"ours": wall(ours, repeats, env)[0],
+           "floor": wall([sys.executable, "-c", "import typer, numpy"], repeats, env)[0]}
     rg = shutil.which("rg")
     out["rg"] = wall([rg, "-c", "-i", "-w", q, str(kjv_path())], repeats)[0] if rg else None
     return out

@@ -37,6 +37,23 @@ def test_user_errors_are_one_line_exit_2(args, message, capsys):
     assert message in err and len(err.splitlines()) == 1
 
 
+def test_paper_group_runs_alone_with_its_paper_title(capsys):
+    """`iclr25 <slug>` runs only that paper's group: its help names the paper, a bare call shows the help and
+    exits 2 with no empty error line, and usage errors name the full command path."""
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "softmatcha", "--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "paper 11: SoftMatcha" in out and "iclr25 softmatcha" in out
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "softmatcha"])
+    captured = capsys.readouterr()
+    assert e.value.code == 2 and "search" in captured.out and "error" not in captured.err
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "softmatcha", "nope"])
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and err.splitlines() == [err] and "iclr25 softmatcha --help" in err
+
+
 def test_unknown_option_exit_2():
     assert run_cli("reproduce", "--bogus").returncode == 2
 

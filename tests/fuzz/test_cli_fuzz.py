@@ -69,14 +69,15 @@ def _argv(cmd, values: dict) -> list[str]:
 
 
 def _pool(param, nasty: dict) -> list:
-    kind = param.bare_type()
-    if getattr(param, "is_flag", False) or kind == "bool":
+    kind = param.type.name  # click's type name: "path", "int", "int range", "float", "boolean", "text"
+    many = param.nargs == -1 or param.multiple
+    if getattr(param, "is_flag", False) or kind == "boolean":
         return [True, False]
-    if "Path" in kind:
+    if kind == "path":
         paths = [str(p) for p in nasty.values()]
-        return [[p] for p in paths] if param.nargs == -1 or "list" in kind else paths
+        return [[p] for p in paths] if many else paths
     if "int" in kind:
-        return [[x] for x in INTS] if "list" in kind else INTS
+        return [[x] for x in INTS] if many else INTS
     if "float" in kind:
         return FLOATS
     return STRS

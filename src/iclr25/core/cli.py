@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from typer._click.exceptions import ClickException
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
 
 from iclr25.core import registry
 from iclr25.core.errors import UserError
@@ -154,21 +154,31 @@ def serve(
                 log_level="warning")
 
 
-def _mount_papers(argv: list[str]) -> None:
-    """Mount each paper's sub-app: the real one for the paper being run, a light stand-in otherwise
-    (it only shows in `iclr25 --help`; running it always goes through the real one)."""
-    wanted = argv[1] if len(argv) > 1 else None
+def _paper_help(p: registry.PaperInfo) -> str:
+    return f"paper {p.number:02d}: {p.title}"
+
+
+def _mount_papers() -> None:
+    """Mount a light stand-in for each paper's sub-app: it only shows in `iclr25 --help`; running a paper's
+    command goes straight to the real one (`_paper_command`)."""
     for p in registry.PAPERS:
-        if not p.has_cli:
-            continue
-        if p.slug == wanted:
-            sub = importlib.import_module(f"iclr25.{p.slug}.cli").app
-        else:
+        if p.has_cli:
             sub = typer.Typer()
 
             @sub.callback()
             def _stub() -> None: ...
-        app.add_typer(sub, name=p.slug, help=f"paper {p.number:02d}: {p.title}")
+            app.add_typer(sub, name=p.slug, help=_paper_help(p))
+
+
+def _paper_command(argv: list[str]) -> Callable[[], object] | None:
+    """`iclr25 <slug> ...` runs the paper's own command group alone: building only that group (not the
+    whole tree) keeps a grep-like call's start-up short."""
+    p = next((p for p in registry.PAPERS if p.has_cli and len(argv) > 1 and p.slug == argv[1]), None)
+    if p is None:
+        return None
+    group = typer.main.get_command(importlib.import_module(f"iclr25.{p.slug}.cli").app)
+    group.help = _paper_help(p)
+    return lambda: group(args=argv[2:], prog_name=f"iclr25 {p.slug}", standalone_mode=False)
 
 
 def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn:
@@ -192,6 +202,8 @@ def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn
         sys.exit(130)
     except typer.Exit as e:
         sys.exit(e.exit_code)
+    except NoArgsIsHelpError:  # a bare group (`iclr25 softmatcha`): its help is already shown
+        sys.exit(2)
     except ClickException as e:  # usage errors (unknown option, bad type): one line, exit 2 like grep's
         ctx = getattr(e, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
@@ -218,7 +230,10 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv if argv is None else argv)
 
     def command() -> object:
-        _mount_papers(argv)
+        paper = _paper_command(argv)
+        if paper is not None:
+            return paper()
+        _mount_papers()
         return app(args=argv[1:], prog_name="iclr25", standalone_mode=False)
 
     run_guarded(command)

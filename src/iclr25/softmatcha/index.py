@@ -21,6 +21,7 @@ from iclr25.core.errors import UserError
 from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, WordLookup, load_embeddings
 from iclr25.softmatcha.index_format import auto_level, open_array, read_meta, verify_files
 from iclr25.softmatcha.inputs import expand_files, read_lines
+from iclr25.softmatcha.pattern import WILDCARDS
 from iclr25.softmatcha.results import Match, OccurrencePage, SearchResult
 from iclr25.softmatcha.search import (
     SEP,
@@ -31,21 +32,12 @@ from iclr25.softmatcha.search import (
     slot_from_list,
     soft_scores,
 )
-from iclr25.softmatcha.suffix import SuffixRanges
 from iclr25.softmatcha.tokenize import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from iclr25.softmatcha.variants import (
-    WILDCARDS,
-    Element,
-    RankedVariant,
-    VariantConfig,
-    check_config,
-    page_occurrences,
-    ranked_variants,
-    top_k,
-)
 
-if TYPE_CHECKING:  # the build path is imported only when building (a search call stays lean)
+if TYPE_CHECKING:  # the build and suffix-array paths are imported when used (a plain search stays lean)
     from iclr25.softmatcha.build import BuildConfig
+    from iclr25.softmatcha.suffix import SuffixRanges
+    from iclr25.softmatcha.variants import Element, RankedVariant, VariantConfig
 
 
 @dataclass(frozen=True)
@@ -368,11 +360,13 @@ class Index(SoftSets):
 
     @cached_property
     def suffix_ranges(self) -> SuffixRanges:
+        from iclr25.softmatcha.suffix import SuffixRanges
         return SuffixRanges(self.tokens, self.suffix_array, self.indptr)
 
     def elements(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
                  ) -> tuple[list[Element], list[str]]:
         """The pattern as soft sets and wildcards (`*`, `_`: any one token), with OOV warnings."""
+        from iclr25.softmatcha.variants import Element
         toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
         alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
         words = [(t, a) for t, a in zip(toks, alphas, strict=True) if t not in WILDCARDS]
@@ -393,6 +387,7 @@ class Index(SoftSets):
     def iter_variants(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
                       config: VariantConfig | None = None) -> Iterator[RankedVariant]:
         """Every variant of `pattern`, best first (lazy: stop reading to stop the search)."""
+        from iclr25.softmatcha.variants import VariantConfig, check_config, ranked_variants
         els, _ = self.elements(pattern, threshold)
         cfg = config or VariantConfig()
         check_config(cfg, els)
@@ -416,6 +411,7 @@ class Index(SoftSets):
         """
         if k is not None and (isinstance(k, bool) or k <= 0):
             raise UserError(f"k must be a positive number of variants, got {k}")
+        from iclr25.softmatcha.variants import VariantConfig, top_k
         cfg = VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete, penalty=penalty)
         return top_k(self.iter_variants(pattern, threshold, cfg), k)
 
@@ -426,6 +422,7 @@ class Index(SoftSets):
         score once per matched token."""
         if offset < 0 or limit <= 0:
             raise UserError(f"offset must be >= 0 and limit > 0, got offset {offset}, limit {limit}")
+        from iclr25.softmatcha.variants import page_occurrences
         t0 = time.perf_counter()
         pairs, more = page_occurrences(self.suffix_ranges, self.iter_variants(pattern, threshold, config),
                                        offset, limit)
