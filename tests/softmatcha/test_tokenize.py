@@ -40,6 +40,7 @@ def test_spans_slice_the_original_line_to_each_token(line, tok):
     assert [t for t, _, _ in spans] == tok.tokenize(line)
     for t, a, b in spans:
         assert line[a:b].lower() == t
+    assert tok.char_spans(line) == [(a, b) for _, a, b in spans]
 
 
 def test_moses_spans_cover_tokens():
@@ -49,6 +50,7 @@ def test_moses_spans_cover_tokens():
     line = "Don't stop, the King's men."
     for t, a, b in tok.spans(line):
         assert line[a:b].lower() == t
+    assert tok.char_spans(line) == [(a, b) for _, a, b in tok.spans(line)]
 
 
 def test_unknown_tokenizer():

@@ -483,7 +483,7 @@ class Index(SoftSets):
                 spans.append((pos, pos + len(w)))
                 pos += len(w) + 1
             return spans
-        return [(a, b) for _, a, b in self.tokenizer.spans(text)]
+        return self.tokenizer.char_spans(text)
 
     def _matches(self, result: SearchResult, positions: np.ndarray) -> list[Match]:
         if positions.size == 0:

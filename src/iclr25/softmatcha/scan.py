@@ -79,7 +79,7 @@ class MemoryCorpus(Index):
         return self._lines[k]
 
     def _line_spans(self, k: int, text: str) -> list[tuple[int, int]]:
-        return [(a, b) for _, a, b in self.tokenizer.spans(text)]
+        return self.tokenizer.char_spans(text)
 
     def search(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
                warn: bool = True) -> SearchResult:

@@ -50,6 +50,10 @@ class _RegexTokenizer:
         """Tokens with their character spans in `line` (not in its lower-cased copy)."""
         return [(m.group().lower(), m.start(), m.end()) for m in self._re.finditer(line)]
 
+    def char_spans(self, line: str) -> list[tuple[int, int]]:
+        """Only the character spans of the tokens (what a KWIC view needs), without building the tokens."""
+        return [m.span() for m in self._re.finditer(line)]
+
 
 class GloveTokenizer(_RegexTokenizer):
     """GloVe-compatible (Stanford/PTB-style) lower-cased tokens; the default.
@@ -98,6 +102,9 @@ class MosesTokenizer:
 
     def tokenize_lines(self, lines: Iterable[str]) -> list[list[str]]:
         return [self.tokenize(line) for line in lines]
+
+    def char_spans(self, line: str) -> list[tuple[int, int]]:
+        return [(a, b) for _, a, b in self.spans(line)]
 
     def spans(self, line: str) -> list[Span]:
         """Spans by a forward search of each token in the lower-cased line; a token the tokenizer

@@ -393,11 +393,12 @@ def api_search(
         res = run_search(idx, pattern, alphas)
         page_hits = res[offset:offset + limit] if offset < res.count else []
         nxt = offset + limit if offset + limit < res.count else None
+        root = source_root(idx)
         out: dict[str, Any] = {
             "index": index, "pattern": list(res.pattern), "thresholds": list(res.thresholds),
             "count": res.count, "seconds": res.seconds, "offset": offset, "limit": limit,
             "next_offset": nxt, "warnings": list(res.warnings),
-            "hits": [hit_json(m, context, source_root(idx)) for m in page_hits]}
+            "hits": [hit_json(m, context, root) for m in page_hits]}
         if variants:
             out["variants"] = [{"string": v.string, "count": v.count, "min_score": round(v.min_score, 4),
                                 "mean_score": round(v.mean_score, 4)} for v in res.variants(MAX_VARIANTS)]
@@ -412,12 +413,12 @@ def _ranked_search(idx: Any, index: str, pattern: str, alphas: float | list[floa
         ranked = list(run_variants(idx, pattern, alphas, cfg))
         pairs, more = page_occurrences(idx.suffix_ranges, iter(ranked), offset, limit)
         hits = [idx._match_at(p, len(v.type_ids), v.score) for v, p in pairs]
-    count = sum(v.count for v in ranked)
+    count, root = sum(v.count for v in ranked), source_root(idx)
     out: dict[str, Any] = {
         "index": index, "pattern": idx.tokenizer.tokenize(pattern), "thresholds": alphas, "count": count,
         "seconds": time.perf_counter() - t0, "offset": offset, "limit": limit,
         "next_offset": offset + limit if more else None, "warnings": [], "ranked": True,
-        "hits": [hit_json(m, context, source_root(idx)) for m in hits]}
+        "hits": [hit_json(m, context, root) for m in hits]}
     if variants:
         out["variants"] = [dict(v.to_dict(), rank=i) for i, v in enumerate(ranked[:MAX_VARIANTS], 1)]
     return out
