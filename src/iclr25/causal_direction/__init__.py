@@ -2,30 +2,15 @@
 label (X→Y) or the label causes the features (Y→X) by injecting label noise and watching how far
 clusters of X drift from it; plus the baselines CDNL, cluster agreement, RECI, IGCI, ANM and PC."""
 
-from iclr25.causal_direction.baselines import (
-    BASELINES,
-    BaselineResult,
-    agreement_test,
-    anm,
-    cdnl,
-    igci,
-    pc,
-    reci,
-)
-from iclr25.causal_direction.data import TRUTH, Dataset, balance_scale, digits, keel_dataset, load_table
-from iclr25.causal_direction.estimator import RoCA
-from iclr25.causal_direction.experiments import CLAIMS, run
-from iclr25.causal_direction.noise import inject_label_noise
-from iclr25.causal_direction.plots import plot_curve
-from iclr25.causal_direction.pseudo_labels import align_clusters, embed_features, pseudo_labels
-from iclr25.causal_direction.roca import DirectionResult, RoCAConfig, detect_direction
-from iclr25.core.registry import make_paper
+from iclr25.core.lazy import lazy_package
 
-PAPER = make_paper("causal_direction", CLAIMS, run)
-
-__all__ = [
-    "BASELINES", "CLAIMS", "PAPER", "BaselineResult", "agreement_test", "anm", "cdnl", "igci", "pc", "reci",
-    "run", "TRUTH", "Dataset", "DirectionResult", "RoCA", "RoCAConfig", "align_clusters", "balance_scale",
-    "detect_direction", "digits", "embed_features", "inject_label_noise", "keel_dataset", "load_table",
-    "plot_curve", "pseudo_labels",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__, {
+    "baselines": ["BASELINES", "BaselineResult", "agreement_test", "anm", "cdnl", "igci", "pc", "reci"],
+    "data": ["TRUTH", "Dataset", "balance_scale", "digits", "keel_dataset", "load_table"],
+    "estimator": ["RoCA"],
+    "experiments": ["CLAIMS", "run"],
+    "noise": ["inject_label_noise"],
+    "plots": ["plot_curve"],
+    "pseudo_labels": ["align_clusters", "embed_features", "pseudo_labels"],
+    "roca": ["DirectionResult", "RoCAConfig", "detect_direction"],
+})

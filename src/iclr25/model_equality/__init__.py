@@ -9,61 +9,19 @@ API serves the model it claims, from completions you collect.
 True
 """
 
-from iclr25.core.registry import make_paper
-from iclr25.model_equality.encoding import (
-    PAD,
-    CompletionSample,
-    concat,
-    encode_chars,
-    encode_tokens,
-    read_jsonl,
-    samples_from_rows,
-)
-from iclr25.model_equality.endpoints import (
-    DISTORTIONS,
-    ENDPOINTS,
-    ModelConfig,
-    endpoint_model,
-    reference_model,
-)
-from iclr25.model_equality.experiments import CLAIMS, run
-from iclr25.model_equality.pools import PoolRequest, build_pool
-from iclr25.model_equality.power import PowerResult, audit_endpoint, estimate_power
-from iclr25.model_equality.pvalues import (
-    NullSimulator,
-    PoolSampler,
-    TestResult,
-    composite_test,
-    empirical_pvalue,
-    permutation_null,
-    pool_test,
-    two_sample_test,
-)
-from iclr25.model_equality.statistics import (
-    DENOMINATORS,
-    STATISTICS,
-    AllSubstringsMMD,
-    Chi2Stat,
-    HammingMMD,
-    HammingMMDGram,
-    L1Stat,
-    OneHotMMD,
-    Statistic,
-    all_substrings_kernel,
-    get_statistic,
-    hamming_gram,
-    mmd_distance,
-)
-from iclr25.model_equality.study import Study, StudyConfig, run_study
+from iclr25.core.lazy import lazy_package
 
-PAPER = make_paper("model_equality", CLAIMS, run)
-
-__all__ = [
-    "DENOMINATORS", "DISTORTIONS", "ENDPOINTS", "ModelConfig", "PoolRequest", "Study", "StudyConfig",
-    "build_pool", "endpoint_model", "reference_model", "run_study",
-    "PAD", "PAPER", "STATISTICS", "AllSubstringsMMD", "Chi2Stat", "CompletionSample", "HammingMMD",
-    "HammingMMDGram", "L1Stat", "NullSimulator", "OneHotMMD", "PoolSampler", "PowerResult", "Statistic",
-    "TestResult", "all_substrings_kernel", "audit_endpoint", "composite_test", "concat", "empirical_pvalue",
-    "encode_chars", "encode_tokens", "estimate_power", "get_statistic", "hamming_gram", "mmd_distance",
-    "permutation_null", "pool_test", "read_jsonl", "samples_from_rows", "two_sample_test",
-]
+__getattr__, __dir__, __all__ = lazy_package(__name__, {
+    "encoding": ["PAD", "CompletionSample", "concat", "encode_chars", "encode_tokens", "read_jsonl",
+        "samples_from_rows"],
+    "endpoints": ["DISTORTIONS", "ENDPOINTS", "ModelConfig", "endpoint_model", "reference_model"],
+    "experiments": ["CLAIMS", "run"],
+    "pools": ["PoolRequest", "build_pool"],
+    "power": ["PowerResult", "audit_endpoint", "estimate_power"],
+    "pvalues": ["NullSimulator", "PoolSampler", "TestResult", "composite_test", "empirical_pvalue",
+        "permutation_null", "pool_test", "two_sample_test"],
+    "statistics": ["DENOMINATORS", "STATISTICS", "AllSubstringsMMD", "Chi2Stat", "HammingMMD",
+        "HammingMMDGram", "L1Stat", "OneHotMMD", "Statistic", "all_substrings_kernel",
+        "get_statistic", "hamming_gram", "mmd_distance"],
+    "study": ["Study", "StudyConfig", "run_study"],
+})
