@@ -8,7 +8,6 @@ import sys
 import pytest
 
 from iclr25.core import registry
-from iclr25.core.lazy import lazy_package
 
 SLUGS = [p.slug for p in registry.PAPERS if p.implemented]
 HEAVY = ("torch", "sklearn", "scipy", "pandas", "matplotlib")
@@ -31,11 +30,24 @@ def test_every_exported_name_resolves(slug):
     assert pkg.PAPER.slug == slug and pkg.PAPER.claims == tuple(pkg.CLAIMS)
 
 
-def test_lazy_package_semantics():
-    getattr_, dir_, all_ = lazy_package("iclr25.core", {"errors": ["UserError"]})
-    from iclr25.core.errors import UserError
-    assert all_ == ["PAPER", "UserError"] and dir_() == all_
-    assert getattr_("UserError") is UserError
-    assert getattr_("stats") is importlib.import_module("iclr25.core.stats")  # submodules stay reachable
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        getattr_("nope")
+def test_lazy_package_semantics(tmp_path, monkeypatch):
+    """A throwaway package `lazyprobe` exporting `mod` (a function in submodule mod) and `other`."""
+    pkg = tmp_path / "lazyprobe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from iclr25.core.lazy import lazy_package\n"
+                                     "__getattr__, __dir__, __all__ = lazy_package(__name__, "
+                                     "{'mod': ['mod', 'other']})\n")
+    (pkg / "mod.py").write_text("def mod():\n    return 42\n\nother = 7\n")
+    (pkg / "extra.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import lazyprobe
+    import lazyprobe.mod  # the submodule first: the import system would set lazyprobe.mod to the module
+    try:
+        assert lazyprobe.__all__ == ["PAPER", "mod", "other"] and dir(lazyprobe) == lazyprobe.__all__
+        assert lazyprobe.mod() == 42 and lazyprobe.other == 7  # the exported function wins
+        assert lazyprobe.extra.X == 1  # other submodules stay reachable as attributes
+        with pytest.raises(AttributeError, match="no attribute 'nope'"):
+            lazyprobe.nope  # noqa: B018
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == "lazyprobe"]:
+            del sys.modules[name]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,18 @@ def lazy_package(package: str, exports: dict[str, list[str]]
     provides. Submodules themselves stay reachable as attributes (`pkg.losses`), as after an eager import."""
     where = {name: module for module, names in exports.items() for name in names}
     public = sorted([*where, "PAPER"])
+    shadowed = {name for name, module in where.items() if name == module}
+
+    class _Package(types.ModuleType):
+        def __setattr__(self, name: str, value: Any) -> None:
+            # importing submodule `q_hat` makes the import system set pkg.q_hat to the module; where the
+            # package exports a function of that name, the function wins, as it did after an eager import
+            if name in shadowed and isinstance(value, types.ModuleType):
+                self.__dict__.pop(name, None)
+                return
+            super().__setattr__(name, value)
+
+    sys.modules[package].__class__ = _Package
 
     def __getattr__(name: str) -> Any:
         if name == "PAPER":

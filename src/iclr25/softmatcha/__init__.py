@@ -4,7 +4,7 @@ any corpus word whose embedding is cosine-close to it; all matches are enumerate
 >>> import pathlib, tempfile
 >>> from iclr25.softmatcha import Index
 >>> d = pathlib.Path(tempfile.mkdtemp())
->>> _ = (d / "corpus.txt").write_text("And the king of Israel said\nthe king of Syria came\n")
+>>> _ = (d / "corpus.txt").write_text("And the king of Israel said\\nthe king of Syria came\\n")
 >>> idx = Index.from_files([d / "corpus.txt"], d / "corpus.smidx")   # GloVe 6B 50-d by default
 >>> [(m.line, m.matched_text) for m in idx.search("the king of israel", threshold=0.8)]
 [(1, 'the king of Israel'), (2, 'the king of Syria')]
