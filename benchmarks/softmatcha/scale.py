@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.core.runtime import pin_threads, progress
-from iclr25.softmatcha.suffix import BACKENDS, build_suffix_array
+from iclr25.softmatcha.suffix import BACKENDS, build_suffix_array, choose_backend
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT_JSON = ROOT / "docs" / "full" / "softmatcha-scale.json"
@@ -106,31 +106,31 @@ def real_stream() -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
 
 
 def make_corpus(n_tokens: int, seed: int) -> dict:
-    """(word_ids, line_lengths, words) of n_tokens: the real text first, the bigram model's after."""
+    """(word_ids, line_lengths, words) of n_tokens: the real text first, the bigram model's after. Word ids
+    go straight into one preallocated uint32 array (4 B/token: 4 GiB at 1e9), line ends dropped chunk by
+    chunk, so the peak stays near the corpus itself."""
     stream, lens, words, names = real_stream()
     real = int(lens.sum())
     rng = np.random.default_rng(seed)
-    parts, line_parts = [stream], [lens]
-    need = n_tokens - real
-    if need > 0:
+    word_ids = np.empty(max(n_tokens, real), dtype=np.uint32)
+    word_ids[:real] = stream[stream != 0] - 1
+    line_parts, made = [lens], real
+    if made < n_tokens:
         sample = bigram_sampler(stream, len(words))
-        made = 0
-        for _ in progress(range(-(-need // 10_000_000)), "sampling the bigram model"):
-            g = sample(int(min(10_000_000, need - made) * 1.25) + 4096, rng)  # ~20% of ids are line ends
-            ends = np.flatnonzero(g == 0)
-            g = g[:ends[-1] + 1]
+        for _ in progress(range(-(-(n_tokens - made) // 10_000_000)), "sampling the bigram model"):
+            left = n_tokens - made
+            g = sample(int(min(10_000_000, left) * 1.25) + 4096, rng)  # ~20% of ids are line ends
+            g = g[:np.flatnonzero(g == 0)[-1] + 1]
             glens = np.diff(np.r_[-1, np.flatnonzero(g == 0)]) - 1
-            keep = np.cumsum(glens) <= need - made
-            g = g[:int(glens[keep].sum() + keep.sum())]
-            parts.append(g)
-            line_parts.append(glens[keep])
-            made += int(glens[keep].sum())
-            if made >= need:
+            glens = glens[np.cumsum(glens) <= left]
+            w = g[:int(glens.sum() + glens.size)]
+            w = w[w != 0] - 1
+            word_ids[made:made + w.size] = w
+            line_parts.append(glens)
+            made += int(w.size)
+            if made >= n_tokens:
                 break
-    ids = np.concatenate(parts)
-    lens = np.concatenate(line_parts)
-    word_ids = ids[ids != 0] - 1
-    return {"word_ids": word_ids.astype(np.uint32), "line_lengths": lens, "words": words,
+    return {"word_ids": word_ids[:made], "line_lengths": np.concatenate(line_parts), "words": words,
             "real_tokens": real, "sources": names}
 
 
@@ -168,7 +168,8 @@ def timed(fn, repeats: int) -> tuple[float, object]:
     return float(np.median(best)), val
 
 
-def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, workdir: Path) -> dict:
+def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, workdir: Path,
+        shards: int = 0) -> dict:
     from iclr25.softmatcha.build import BuildConfig
     from iclr25.softmatcha.embeddings import load_embeddings
     from iclr25.softmatcha.index import Index
@@ -183,14 +184,15 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
                    "machine": f"{platform.machine()}, shared 2-core VM", "alpha": ALPHA}
     t0, c0 = time.perf_counter(), time.process_time()
     idx = Index.from_token_ids(c["word_ids"], c["line_lengths"], c["words"], workdir / "idx", emb,
-                               config=BuildConfig(suffix_array="divsufsort"))
+                               config=BuildConfig(suffix_array="auto"))
+    entry["sa_backend"] = choose_backend("auto", idx.meta["n_positions"])
     entry["build_s"] = round(time.perf_counter() - t0, 1)
     entry["build_cpu_s"] = round(time.process_time() - c0, 1)
     entry["bytes_per_token"] = round(idx.bytes_per_token(), 2)
     entry["sa_bytes_per_token"] = round(idx.meta["files"]["sa.bin"]["bytes"] / idx.n_tokens, 2)
     if compare:
         toks = np.asarray(idx.tokens)
-        for b in BACKENDS:
+        for b in BACKENDS[1:]:  # not 'auto'
             c0 = time.process_time()
             t0 = time.perf_counter()
             build_suffix_array(toks, b, token_file=idx.path / "tokens.bin")
@@ -198,6 +200,8 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
             entry[f"sa_{b}_cpu_s"] = round(time.process_time() - c0, 1)
     queries = pick_queries(c["word_ids"], c["real_tokens"], c["line_lengths"], c["words"], per_class,
                            np.random.default_rng(seed + 1))
+    if shards:
+        entry["sharded"] = shard_check(c, idx, queries, workdir, shards, emb, repeats)
     del c
     rows, mismatches = [], 0
     for cls, qs in queries.items():
@@ -223,6 +227,37 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
     return entry
 
 
+def shard_check(c: dict, idx, queries: dict[str, list[str]], workdir: Path, n_shards: int, emb,
+                repeats: int) -> dict:
+    """Issue 29 item 4: the same corpus over `n_shards` shards as actors of a local Ray cluster. Every
+    query's variants and counts (the shards' partial tables merged by count) must equal the single index's
+    ranked variants; the speed-up is the single index's enumerator-and-table time over the sharded one."""
+    from iclr25.softmatcha.sharded import ShardedIndex
+    t0 = time.perf_counter()
+    sh = ShardedIndex.from_token_ids(c["word_ids"], c["line_lengths"], c["words"], workdir / "shards", emb,
+                                     n_shards, backend="ray", workers=2)
+    out: dict = {"shards": n_shards, "backend": "ray (local, 2 CPUs)",
+                 "build_s": round(time.perf_counter() - t0, 1)}
+    rows, mismatches = [], 0
+    with sh:
+        for cls, qs in queries.items():
+            for q in progress(qs, f"sharded queries ({cls})"):
+                want = {v.string: v.count for v in idx.variants(q, ALPHA, None)}
+                sh.search(q, ALPHA, warn=False)  # actors started and shards mapped before timing
+                sh_s, got = timed(lambda q=q: {v.string: v.count
+                                               for v in sh.search(q, ALPHA, warn=False).variants()}, repeats)
+                one_s, _ = timed(lambda q=q: idx.search(q, ALPHA, warn=False).variants(), repeats)
+                mismatches += int(got != want)
+                rows.append({"class": cls, "sharded_s": sh_s, "single_s": one_s})
+    out["mismatches"] = mismatches
+    for cls in CLASSES:
+        sel = [r for r in rows if r["class"] == cls]
+        if sel:
+            out[f"{cls}_single_p50"] = float(np.median([r["single_s"] for r in sel]))
+            out[f"{cls}_sharded_p50"] = float(np.median([r["sharded_s"] for r in sel]))
+    return out
+
+
 def render(entries: dict[str, dict]) -> str:
     missing = [n for n in ("1e+08", "1e+09") if n not in entries] or ["no"]
     out = ["# SoftMatcha at scale (issue 29)", "",
@@ -241,7 +276,8 @@ def render(entries: dict[str, dict]) -> str:
                 f"- corpus: {e['tokens']:,} tokens, {e['lines']:,} lines, {e['types']:,} types; real text "
                 f"{e['real_tokens']:,} tokens ({', '.join(e['sources'])}), the rest sampled from their word "
                 f"bigram model (generated in {e['generate_s']} s)",
-                f"- build (tokens, postings, suffix array by divsufsort): {e['build_s']} s wall, "
+                f"- build (tokens, postings, suffix array by {e.get('sa_backend', 'divsufsort')}): "
+                f"{e['build_s']} s wall, "
                 f"{e['build_cpu_s']} s CPU (target <= {TARGETS['build_s'] / 60:.0f} min at 1e9); peak RSS of "
                 f"the whole run {e['peak_rss_gib']} GiB",
                 f"- index size {e['bytes_per_token']} B/token incl. the suffix array "
@@ -264,6 +300,16 @@ def render(entries: dict[str, dict]) -> str:
                        f"{ms['page_s_p95']:.1f} ms | "
                        f"{ms['count_s_p50']:.1f} / {ms['count_s_p95']:.1f} ms | "
                        f"{ms['enumerate_s_p50']:.1f} ms |")
+        sh = e.get("sharded")
+        if sh:
+            out += ["", f"Sharded over {sh['shards']} shards, {sh['backend']} (built in {sh['build_s']} s): "
+                    f"variants and counts equal to the single index on every query: "
+                    f"{'yes' if sh['mismatches'] == 0 else 'NO, ' + str(sh['mismatches']) + ' differ'}. "
+                    "Enumerator + variants table, p50 single / sharded (speed-up): " + "; ".join(
+                        f"{cls} {sh[f'{cls}_single_p50'] * 1000:.1f} / "
+                        f"{sh[f'{cls}_sharded_p50'] * 1000:.1f} ms "
+                        f"(x{sh[f'{cls}_single_p50'] / sh[f'{cls}_sharded_p50']:.2f})"
+                        for cls in CLASSES if f"{cls}_single_p50" in sh) + "."]
         worst = max(e[f"{c}_{k}_p95"] for c in CLASSES for k in ("variants_s", "page_s"))
         out += ["", f"Worst p95 of variants/first page: {worst * 1000:.1f} ms (target < 300 ms at 1e9 "
                 f"tokens; {'met' if worst < 0.3 else 'missed'} at this size).", ""]
@@ -277,13 +323,14 @@ def main() -> None:
     ap.add_argument("--per-class", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--compare-backends", action="store_true", help="also time both suffix-array libraries")
+    ap.add_argument("--shards", type=int, default=0, help="also check and time S shards on a local Ray")
     ap.add_argument("--workdir", type=Path, default=None, help="where the index is built (deleted after)")
     a = ap.parse_args()
     n = int(a.tokens)
     if not 1_000 <= n <= 2 * 10**9:
         raise SystemExit(f"--tokens must be in [1e3, 2e9], got {a.tokens}")
     with tempfile.TemporaryDirectory(dir=a.workdir) as d:
-        entry = run(n, a.seed, a.per_class, a.repeats, a.compare_backends, Path(d))
+        entry = run(n, a.seed, a.per_class, a.repeats, a.compare_backends, Path(d), a.shards)
     entries = json.loads(OUT_JSON.read_text()) if OUT_JSON.is_file() else {}
     entries[f"{n:.0e}"] = entry
     OUT_JSON.write_text(json.dumps(entries, indent=1))

@@ -14,7 +14,7 @@ import pytest
 from iclr25.core.errors import UserError
 from iclr25.softmatcha import Embeddings, Index
 from iclr25.softmatcha.build import BuildConfig
-from iclr25.softmatcha.suffix import build_suffix_array
+from iclr25.softmatcha.suffix import build_suffix_array, choose_backend
 from iclr25.softmatcha.variants import WILDCARDS
 
 
@@ -145,6 +145,16 @@ def test_both_suffix_array_libraries_agree_with_a_sort():
     ref = sorted(range(t.size), key=lambda i: t[i:].tolist())
     assert build_suffix_array(t, "divsufsort").tolist() == ref
     assert build_suffix_array(t, "tokengrams").tolist() == ref
+
+
+def test_auto_backend_leaves_divsufsort_where_its_table_would_need_int64():
+    """pydivsufsort sorts 4n bytes: up to (2^31 - 1) / 4 tokens its table is int32, above it is 32 B/token."""
+    assert choose_backend("auto", 10) == "divsufsort"
+    assert choose_backend("auto", (2**31 - 1) // 4) == "divsufsort"
+    assert choose_backend("auto", (2**31 - 1) // 4 + 1) == "tokengrams"
+    assert choose_backend("tokengrams", 10) == "tokengrams"
+    with pytest.raises(UserError, match="suffix-array backend must be one of"):
+        choose_backend("sais", 10)
 
 
 def test_an_index_without_a_stored_suffix_array_gives_the_same_variants(random_index, tmp_path):

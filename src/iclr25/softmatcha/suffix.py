@@ -8,9 +8,10 @@ suffixes are sorted by their (|u|+1)-th token, so extending u by one token w is 
 [lo, hi) on t[SA[k] + |u|]. Depth 0 needs no search: the range of a single type w is the CSR slice of its
 postings, [indptr[w], indptr[w+1]) (both sort positions by type id first).
 
-Two builders are compared in benchmarks/softmatcha/bench_suffix.py: pydivsufsort (libdivsufsort on the
-uint32 ids, in memory) and tokengrams (Rust, from the token file on disk, 8-byte table converted to the
-stored width). The stored array is uint32 below 2^32 positions (4 B/token), uint64 above."""
+Two builders, compared by `benchmarks/softmatcha/scale.py --compare-backends`: pydivsufsort
+(libdivsufsort on the uint32 ids, in memory) and tokengrams (Rust, from the token file on disk, 8-byte
+table converted to the stored width); "auto" picks by size (`choose_backend`). The stored array is uint32
+below 2^32 positions (4 B/token), uint64 above."""
 
 from __future__ import annotations
 
@@ -22,8 +23,23 @@ import numpy as np
 
 from iclr25.core.errors import UserError
 
-BACKENDS = ("divsufsort", "tokengrams")
-DEFAULT_BACKEND = "divsufsort"  # measured faster on this machine (bench_suffix.py)
+BACKENDS = ("auto", "divsufsort", "tokengrams")
+DEFAULT_BACKEND = "auto"
+# pydivsufsort sorts uint32 ids as a big-endian byte string of 4n bytes, then keeps every 4th suffix: its
+# table has 4n entries, int32 up to 2^31 - 1 of them (16 B/token in RAM), int64 above (32 B/token: 32 GB at
+# 1e9 tokens). "auto" takes it (measured faster here) while the int32 table fits, tokengrams (8-byte table on
+# disk, memory-mapped) above.
+_DIVSUFSORT_MAX_TOKENS = (2**31 - 1) // 4
+
+
+def choose_backend(backend: str, n: int) -> str:
+    if backend not in BACKENDS:
+        raise UserError(f"suffix-array backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend != "auto":
+        return backend
+    return "divsufsort" if n <= _DIVSUFSORT_MAX_TOKENS else "tokengrams"
+
+
 _GATHER_BELOW = 4096  # ranges up to this size are split by reading their column once
 
 
@@ -35,9 +51,8 @@ def build_suffix_array(tokens: np.ndarray, backend: str = DEFAULT_BACKEND,
                        token_file: str | os.PathLike | None = None) -> np.ndarray:
     """SA of the uint32 array `tokens` (positions as uint32/uint64). `token_file`: the same ids on disk as
     little-endian uint32 (tokengrams reads them from there instead of from a copy)."""
-    if backend not in BACKENDS:
-        raise UserError(f"suffix-array backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     n = int(tokens.shape[0])
+    backend = choose_backend(backend, n)
     if n == 0:
         return np.empty(0, dtype=np.uint32)
     if backend == "divsufsort":
