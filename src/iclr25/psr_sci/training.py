@@ -47,7 +47,7 @@ SIZES = {
                    scene=32, n_test=2, n_zero=2, ddim_steps=2, gap_iters=3, sweep=False),
     "quick": Sizes(crop=32, n_crops=64, pred_steps=80, urse_steps=60, urse_patch=16, ref_steps=100,
                    ref_patch=16, scene=64, n_test=4, n_zero=2, ddim_steps=10, gap_iters=60, sweep=False),
-    "full": Sizes(crop=64, n_crops=192, pred_steps=500, urse_steps=400, urse_patch=32, ref_steps=600,
+    "full": Sizes(crop=64, n_crops=192, pred_steps=1000, urse_steps=1000, urse_patch=32, ref_steps=1000,
                   ref_patch=32, scene=128, n_test=10, n_zero=5, ddim_steps=30, gap_iters=60, sweep=True),
 }
 G_SCALE = 800.0  # s used when a profile does not sweep (the paper's value until a full sweep says otherwise)
