@@ -81,6 +81,8 @@ def test_ray_backend_one_actor_per_shard(corpus, tiny_emb):
                             workers=1)
     try:
         assert_same(single, sh, "king of israel", 0.8)
+        assert variant_key(sh.variants("the * of", 0.8, 5, max_insert=1)) == \
+            variant_key(single.variants("the * of", 0.8, 5, max_insert=1))
         assert len(sh._actors) == 3
     finally:
         sh.close()
@@ -150,3 +152,39 @@ def test_candidate_bound_is_an_upper_bound(corpus, tiny_emb):
     sh = ShardedIndex.build(d / "sh-bound", lines=lines, n_shards=2, embeddings=tiny_emb)
     for pattern in ("king of", "the israel", "zorblax"):
         assert sh.count(pattern, 0.8) <= sh.candidate_bound(pattern, 0.8)
+
+
+def variant_key(vs):
+    return [(v.string, v.count, round(v.score, 9), v.inserted, v.deleted) for v in vs]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=lines_st, n_shards=st.integers(1, 4),
+       pattern=st.lists(st.sampled_from(VOCAB + OOV + ["*"]), min_size=2, max_size=3).map(" ".join)
+       .filter(lambda p: set(p.split()) != {"*"}),
+       threshold=st.sampled_from([0.0, 0.5, 0.8, 1.0]), k=st.sampled_from([1, 2, 5, None]),
+       edits=st.sampled_from([(0, 0), (1, 0), (0, 1), (1, 1)]), score=st.sampled_from(["min", "product"]))
+def test_sharded_ranked_variants_equal_the_single_index(tmp_path_factory, tiny_emb, lines, n_shards, pattern,
+                                                        threshold, k, edits, score):
+    """Each shard's top k with ties, merged by string, is the single index's top k: strings, counts,
+    scores and edits, ties broken alike."""
+    d = tmp_path_factory.mktemp("ranked")
+    single = Index.from_lines(lines, d / "one", embeddings=tiny_emb)
+    sharded = ShardedIndex.build(d / "sh", lines=lines, n_shards=min(n_shards, len(lines)),
+                                 embeddings=tiny_emb)
+    kw = {"score": score, "max_insert": edits[0], "max_delete": edits[1]}
+    want = single.variants(pattern, threshold, k, **kw)
+    got = sharded.variants(pattern, threshold, k, **kw)
+    assert variant_key(got) == variant_key(want)
+    assert all(v.sa_range == (0, 0) for v in got)
+
+
+def test_ranked_variants_on_worker_processes(corpus, tiny_emb):
+    lines, single, d = corpus
+    with ShardedIndex.build(d / "ranked", lines=lines, n_shards=3, embeddings=tiny_emb, backend="process",
+                            workers=2) as sh:
+        for pattern in ["king of israel", "the * of", "queen syria"]:
+            assert variant_key(sh.variants(pattern, 0.8, 5, max_insert=1)) == \
+                variant_key(single.variants(pattern, 0.8, 5, max_insert=1))
+        with pytest.raises(UserError, match="k must be a positive"):
+            sh.variants("king", 0.8, 0)

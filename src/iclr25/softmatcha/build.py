@@ -32,7 +32,8 @@ class BuildConfig:
     lines_per_block: int = 16_384  # lines tokenized per block in pass 1
     sort_chunk: int = 1 << 23  # positions per counting-sort chunk in pass 2 (bounded memory)
     store_text: bool = True  # keep a copy of the lines for display (text.txt)
-    suffix_array: str | None = DEFAULT_BACKEND  # sa.bin for ranked variants (auto/divsufsort/tokengrams; None: no)
+    # sa.bin for ranked variants: auto / divsufsort / tokengrams (None: no suffix array)
+    suffix_array: str | None = DEFAULT_BACKEND
 
 
 LOOKUP_WIDTH = 64  # bytes: longer tokens stay out of the persisted vocabulary map (looked up by a dict)

@@ -160,6 +160,27 @@ class SoftSets:
         alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
         return self.slots_of(toks, alphas)
 
+    def elements(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
+                 ) -> tuple[list[Element], list[str]]:
+        """The pattern as soft sets and wildcards (`*`, `_`: any one token), with OOV warnings."""
+        from iclr25.softmatcha.variants import Element
+        toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
+        alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
+        words = [(t, a) for t, a in zip(toks, alphas, strict=True) if t not in WILDCARDS]
+        if not words:
+            raise UserError("the pattern has only wildcards; give at least one word")
+        slots, warns = self.slots_of([t for t, _ in words], [a for _, a in words])
+        it = iter(slots)
+        out = []
+        for t in toks:
+            if t in WILDCARDS:
+                out.append(Element(t, np.empty(0, np.int64), np.empty(0), wildcard=True))
+                continue
+            s = next(it)
+            ids = np.sort(np.asarray(s.ids, dtype=np.int64))
+            out.append(Element(t, ids, s.scores[ids].astype(np.float64)))
+        return out, warns
+
     def slots_of(self, toks: Sequence[str], alphas: Sequence[float]) -> tuple[list[Slot], list[str]]:
         """Step 1 for already tokenized pattern tokens with one checked alpha each."""
         warns: list[str] = []
@@ -363,27 +384,6 @@ class Index(SoftSets):
         from iclr25.softmatcha.suffix import SuffixRanges
         return SuffixRanges(self.tokens, self.suffix_array, self.indptr)
 
-    def elements(self, pattern: str | Sequence[str], threshold: Thresholds | None = None
-                 ) -> tuple[list[Element], list[str]]:
-        """The pattern as soft sets and wildcards (`*`, `_`: any one token), with OOV warnings."""
-        from iclr25.softmatcha.variants import Element
-        toks = tokenize_pattern(pattern, self.tokenizer, self.config.max_pattern_tokens)
-        alphas = check_thresholds(self.config.threshold if threshold is None else threshold, len(toks))
-        words = [(t, a) for t, a in zip(toks, alphas, strict=True) if t not in WILDCARDS]
-        if not words:
-            raise UserError("the pattern has only wildcards; give at least one word")
-        slots, warns = self.slots_of([t for t, _ in words], [a for _, a in words])
-        it = iter(slots)
-        out = []
-        for t in toks:
-            if t in WILDCARDS:
-                out.append(Element(t, np.empty(0, np.int64), np.empty(0), wildcard=True))
-                continue
-            s = next(it)
-            ids = np.sort(np.asarray(s.ids, dtype=np.int64))
-            out.append(Element(t, ids, s.scores[ids].astype(np.float64)))
-        return out, warns
-
     def iter_variants(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
                       config: VariantConfig | None = None) -> Iterator[RankedVariant]:
         """Every variant of `pattern`, best first (lazy: stop reading to stop the search)."""
@@ -409,10 +409,8 @@ class Index(SoftSets):
         >>> [(v.string, v.count) for v in idx.variants("king of israel", 0.9)]
         [('king of israel', 2), ('queen of israel', 1)]
         """
-        if k is not None and (isinstance(k, bool) or k <= 0):
-            raise UserError(f"k must be a positive number of variants, got {k}")
-        from iclr25.softmatcha.variants import VariantConfig, top_k
-        cfg = VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete, penalty=penalty)
+        from iclr25.softmatcha.variants import top_k, variant_config
+        cfg = variant_config(k, score=score, max_insert=max_insert, max_delete=max_delete, penalty=penalty)
         return top_k(self.iter_variants(pattern, threshold, cfg), k)
 
     def occurrences(self, pattern: str | Sequence[str], threshold: Thresholds | None = None, offset: int = 0,

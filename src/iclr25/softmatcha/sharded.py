@@ -2,8 +2,9 @@
 memory-mapped `Index`, all mapped onto one global vocabulary. The coordinator runs Step 1 (the soft sets,
 a few thousand type ids) once and fans Step 2 (the exact, output-sensitive part) out to the shards;
 results are merged by concatenation (enumeration is complete, nothing is re-ranked), so they equal a
-single index's exactly. Backends: serial, local processes, or Ray (one actor per shard, on a local or
-an existing cluster).
+single index's exactly. Ranked variants (`variants`) run on each shard's suffix array and are merged by
+string, counts added (`variants.merge_ranked`): the same table as one index's. Backends: serial, local
+processes, or Ray (one actor per shard, on a local or an existing cluster).
 
 >>> import numpy as np, tempfile
 >>> from iclr25.softmatcha.embeddings import Embeddings
@@ -51,6 +52,16 @@ from iclr25.softmatcha.index_format import SEP_TOKEN, auto_level, read_meta, ver
 from iclr25.softmatcha.results import Match, SearchResult, Variant, group_rows, variant_table
 from iclr25.softmatcha.search import SEP, find_positions
 from iclr25.softmatcha.tokenize import get_tokenizer
+from iclr25.softmatcha.variants import (
+    Element,
+    RankedVariant,
+    VariantConfig,
+    check_config,
+    merge_ranked,
+    ranked_variants,
+    top_k_with_ties,
+    variant_config,
+)
 
 MANIFEST = "sharded.json"
 FORMAT = "iclr25-softmatcha-sharded"
@@ -119,6 +130,29 @@ class ShardWorker:
         uniq, (counts, mins, sums) = group_rows(ids, (np.ones(len(ids), np.int64), score, score),
                                                 (np.add, np.minimum, np.add))
         return np.asarray(self.l2g)[uniq], counts, mins, sums
+
+
+    @cached_property
+    def g2l(self) -> np.ndarray:
+        """Global type id -> this shard's local id (-1: the type does not occur here)."""
+        g2l = np.full(self.n_global, -1, dtype=np.int64)
+        g2l[np.asarray(self.l2g)] = np.arange(len(self.l2g))
+        return g2l
+
+    def ranked(self, elements: Sequence[Element], cfg: VariantConfig, k: int | None) -> list[RankedVariant]:
+        """This shard's top k variants with ties on the k-th score, type ids global (for `merge_ranked`)."""
+        local = []
+        for el in elements:
+            if not el.wildcard:
+                ids = self.g2l[el.ids]
+                keep = np.flatnonzero(ids >= 0)
+                order = keep[np.argsort(ids[keep])]
+                el = Element(el.token, ids[order], el.sims[order])
+            local.append(el)
+        it = ranked_variants(self.index.suffix_ranges, local, cfg, self.index.vocab)
+        l2g = np.asarray(self.l2g)
+        return [replace(v, type_ids=tuple(int(t) for t in l2g[list(v.type_ids)]))
+                for v in top_k_with_ties(it, k)]
 
 
 # process backend: each worker process keeps its shards open between calls
@@ -371,6 +405,16 @@ class ShardedIndex(SoftSets):
 
     def count(self, pattern: str | Sequence[str], threshold: Thresholds | None = None) -> int:
         return self.search(pattern, threshold, warn=False).count
+
+    def variants(self, pattern: str | Sequence[str], threshold: Thresholds | None = None, k: int | None = 20,
+                 *, score: str = "min", max_insert: int = 0, max_delete: int = 0,
+                 penalty: float = 0.9) -> list[RankedVariant]:
+        """`Index.variants` over the shards: each shard's suffix array gives its top k (with ties), the
+        coordinator adds counts by string and ranks; equal to one index's table (`sa_range` is (0, 0))."""
+        cfg = variant_config(k, score=score, max_insert=max_insert, max_delete=max_delete, penalty=penalty)
+        els, _ = self.elements(pattern, threshold)
+        check_config(cfg, els)
+        return merge_ranked(self._fan("ranked", [(i, (els, cfg, k)) for i in range(len(self.shards))]), k)
 
     # ---- fan-out over the backend -------------------------------------------------------------------
     def _spec(self, k: int) -> tuple:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS
 from iclr25.softmatcha.suffix import SuffixRanges
 
 SCORES = ("min", "product")
-__all__ = ["MAX_EDITS", "WILDCARDS", "RankedVariant", "VariantConfig", "ranked_variants"]
+__all__ = ["MAX_EDITS", "WILDCARDS", "RankedVariant", "VariantConfig", "merge_ranked", "ranked_variants"]
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,18 @@ class RankedVariant:
     type_ids: tuple[int, ...]
     inserted: int
     deleted: int
-    sa_range: tuple[int, int]
+    sa_range: tuple[int, int]  # its rows in the index's suffix array; (0, 0) once merged over shards
 
     def to_dict(self) -> dict:
         return {"string": self.string, "score": round(self.score, 6), "count": self.count,
                 "inserted": self.inserted, "deleted": self.deleted}
+
+
+def variant_config(k: int | None, **kw) -> VariantConfig:
+    """The config of a top-k request, k checked at the door (None: every variant)."""
+    if k is not None and (isinstance(k, bool) or k <= 0):
+        raise UserError(f"k must be a positive number of variants, got {k}")
+    return VariantConfig(**kw)
 
 
 def check_config(cfg: VariantConfig, elements: Sequence[Element]) -> None:
@@ -163,6 +170,32 @@ def _flush(group: list[RankedVariant]) -> list[RankedVariant]:
 def top_k(it: Iterator[RankedVariant], k: int | None) -> list[RankedVariant]:
     """The first k variants (all with k None). Ties on the k-th score are broken by count, then string."""
     return list(it) if k is None else list(itertools.islice(it, k))
+
+
+def top_k_with_ties(it: Iterator[RankedVariant], k: int | None) -> list[RankedVariant]:
+    """The first k variants and every later one whose score ties the k-th: one shard's share of a merged
+    top k (see `merge_ranked`)."""
+    out: list[RankedVariant] = []
+    for v in it:
+        if k is not None and len(out) >= k and v.score < out[k - 1].score:
+            break
+        out.append(v)
+    return out
+
+
+def merge_ranked(parts: Iterable[Sequence[RankedVariant]], k: int | None) -> list[RankedVariant]:
+    """The top k over shards from each shard's `top_k_with_ties` (type ids global): counts of a string
+    add up; ranked by score, count, string as on one index. Exact: a string's score depends on the
+    pattern only, and a shard's k-th score is at most the corpus's k-th score s*, so every shard returns
+    all of its strings scoring >= s*; each such string arrives with its every shard's count."""
+    merged: dict[tuple[int, ...], RankedVariant] = {}
+    for part in parts:
+        for v in part:
+            old = merged.get(v.type_ids)
+            merged[v.type_ids] = replace(v if old is None else old,
+                                         count=v.count + (old.count if old else 0), sa_range=(0, 0))
+    ranked = sorted(merged.values(), key=lambda v: (-v.score, -v.count, v.string))
+    return ranked if k is None else ranked[:k]
 
 
 def page_occurrences(ranges: SuffixRanges, it: Iterator[RankedVariant], offset: int, limit: int
