@@ -206,16 +206,19 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
     rows, mismatches = [], 0
     for cls, qs in queries.items():
         for q in progress(qs, f"queries ({cls})"):
-            idx.search(q, ALPHA, warn=False)  # Step 1's neighbour lists are kept by the open index
+            idx.forget_lists()  # a first query of its words: Step 1 scans the vocabulary (sub_second)
+            first_s, _ = timed(lambda q=q: idx.search(q, ALPHA, warn=False), 1)
             var_s, top = timed(lambda q=q: idx.variants(q, ALPHA, 20), repeats)
             page_s, page = timed(lambda q=q: idx.occurrences(q, ALPHA, 0, 50), repeats)
             count_s, allv = timed(lambda q=q: sum(v.count for v in idx.variants(q, ALPHA, None)), repeats)
             enum_s, res = timed(lambda q=q: idx.search(q, ALPHA, warn=False), 1)
             mismatches += int(allv != res.count)
             rows.append({"class": cls, "query": q, "variants_s": var_s, "page_s": page_s, "count_s": count_s,
-                         "enumerate_s": enum_s, "hits": int(allv), "n_variants": len(top)})
+                         "enumerate_s": enum_s, "first_query_s": first_s, "hits": int(allv),
+                         "n_variants": len(top)})
     entry["queries"] = rows
     entry["count_mismatches"] = mismatches
+    entry["first_query_s_p50"] = float(np.median([r["first_query_s"] for r in rows]))
     for cls in CLASSES:
         sel = [r for r in rows if r["class"] == cls]
         for key in ("variants_s", "page_s", "count_s", "enumerate_s"):
@@ -315,6 +318,10 @@ def render(entries: dict[str, dict]) -> str:
                         f"{sh[f'{cls}_sharded_p50'] * 1000:.1f} ms "
                         f"(x{sh[f'{cls}_single_p50'] / sh[f'{cls}_sharded_p50']:.2f})"
                         for cls in CLASSES if f"{cls}_single_p50" in sh) + "."]
+        if "first_query_s_p50" in e:
+            out += ["", f"First query of its words (Step 1 scans the vocabulary, then every occurrence "
+                    "enumerated; the paper's sub-second claim): median "
+                    f"{e['first_query_s_p50'] * 1000:.0f} ms over all classes."]
         worst = max(e[f"{c}_{k}_p95"] for c in CLASSES for k in ("variants_s", "page_s"))
         out += ["", f"Worst p95 of variants/first page: {worst * 1000:.1f} ms (target < 300 ms at 1e9 "
                 f"tokens; {'met' if worst < 0.3 else 'missed'} at this size).", ""]

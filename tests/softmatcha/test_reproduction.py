@@ -86,3 +86,34 @@ def test_variant_counts_rule_on_fixed_measurements():
     assert variant_finding(rows(), 10**7).verdict is Verdict.REPRODUCED
     assert variant_finding(rows(slow=0.5), 10**7).verdict is not Verdict.REPRODUCED  # 2 of 20 slow: p95
     assert variant_finding(rows(mismatch=True), 10**7).verdict is not Verdict.REPRODUCED
+
+
+def test_full_profile_also_decides_at_the_scale_record(tmp_path):
+    """At 1e9 tokens (the scale benchmark's record): a slow first query fails sub_second, a slow class or
+    a count mismatch fails variant_counts; without a record the Zipf verdicts stand and say so."""
+    import json
+
+    from iclr25.core.claims import Finding
+    from iclr25.softmatcha.experiments import CLASSES, at_scale, scale_entry
+
+    ok = Finding("sub_second", Verdict.REPRODUCED, {}, "zipf")
+    var = Finding("variant_counts", Verdict.REPRODUCED, {}, "zipf")
+
+    def entry(first=0.2, p95=0.1, bad=0):
+        return {"tokens": 10**9, "first_query_s_p50": first, "count_mismatches": bad,
+                **{f"{c}_variants_s_p95": p95 for c in CLASSES}}
+
+    a, b = at_scale(ok, var, entry())
+    assert (a.verdict, b.verdict) == (Verdict.REPRODUCED, Verdict.REPRODUCED)
+    assert a.measured["scale_latency_s_p50"] == 0.2 and b.measured["scale_variants_s_p95_rare"] == 0.1
+    assert at_scale(ok, var, entry(first=1.5))[0].verdict is Verdict.PARTIAL  # Zipf passes, 1e9 fails
+    assert at_scale(ok, var, entry(p95=0.4))[1].verdict is Verdict.PARTIAL
+    assert at_scale(ok, var, entry(bad=1))[1].verdict is Verdict.PARTIAL
+    a, b = at_scale(ok, var, None)
+    assert a.verdict is Verdict.REPRODUCED and "not measured" in a.summary and "not measured" in b.summary
+    rec = tmp_path / "scale.json"
+    rec.write_text(json.dumps({"1e+09": entry()}))
+    assert scale_entry(rec)["tokens"] == 10**9
+    assert scale_entry(rec, "1e+08") is None and scale_entry(tmp_path / "missing.json") is None
+    rec.write_text("{truncated")
+    assert scale_entry(rec) is None
