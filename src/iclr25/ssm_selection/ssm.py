@@ -206,7 +206,9 @@ def toeplitz_conv(x: Tensor, past: Tensor, future: Tensor | None = None,
     k = lag_kernel(past, future, length)
     pos = torch.arange(length)
     lag = pos[:, None] - pos[None, :]  # (L, L): t − j
-    w = k[:, lag + length - 1]  # (d, L, L)
+    # w[d, t] = k[d, t − j + L − 1] over j: windows of the reversed kernel, a view (its backward sums
+    # windows, ~2x cheaper than the scatter-add of an index gather)
+    w = k.flip(1).unfold(1, length, 1).flip(1)  # (d, L, L)
 
     def product(xs: Tensor, w: Tensor) -> Tensor:  # a plain bmm over channels (einsum copies slices)
         return torch.bmm(xs.permute(2, 0, 1).contiguous(), w.transpose(1, 2).contiguous()).permute(1, 2, 0)

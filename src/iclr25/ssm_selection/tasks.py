@@ -120,17 +120,22 @@ def sample_no_repeat(length: int, n_symbols: int, ngram: int, rng: np.random.Gen
     if length - ngram + 1 > n_symbols ** ngram:
         raise UserError(f"cannot build a length-{length} string over {n_symbols} symbols without "
                         f"repeated {ngram}-grams (only {n_symbols ** ngram} exist)")
+    symbols = range(n_symbols)
     for _ in range(tries):
-        seen: set[tuple[int, ...]] = set()
+        # the n-grams seen, as (n−1)-gram prefix -> symbols that followed it; most prefixes are new, and
+        # then every symbol is allowed
+        followers: dict[tuple[int, ...], set[int]] = {}
         out: list[int] = []
         while len(out) < length:
-            allowed = [s for s in range(n_symbols)
-                       if len(out) < ngram - 1 or (*out[len(out) - ngram + 1:], s) not in seen]
+            used = followers.get(tuple(out[len(out) - ngram + 1:])) if len(out) >= ngram - 1 else None
+            allowed = symbols if not used else [s for s in symbols if s not in used]
             if not allowed:
                 break
-            out.append(int(rng.choice(allowed)))
+            # = rng.choice(allowed) draw for draw (Generator.choice on a list takes integers(0, len)),
+            # without converting the list to an array each time
+            out.append(int(allowed[int(rng.integers(0, len(allowed)))]))
             if len(out) >= ngram:
-                seen.add(tuple(out[-ngram:]))
+                followers.setdefault(tuple(out[len(out) - ngram:-1]), set()).add(out[-1])
         if len(out) == length:
             return out
     raise UserError(f"found no length-{length} string over {n_symbols} symbols without repeated "
