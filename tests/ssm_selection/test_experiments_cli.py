@@ -202,3 +202,47 @@ def test_runs_are_cached_by_task_and_code_version(monkeypatch):
     monkeypatch.setattr(runs, "CODE_VERSION", "changed")
     with pytest.raises(pytest.fail.Exception):
         runs.fit_eval_cached(task)
+
+
+class _Ctx:
+    """A RunContext stand-in that says `workers` runs go at once and records each ctx.map batch."""
+
+    def __init__(self, workers: int) -> None:
+        self.backend, self.workers, self.seed, self.batches = "process", workers, 0, []
+
+    def map(self, fn, items, description=""):
+        self.batches.append(list(items))
+        return [fn(t) for t in items]
+
+
+def test_width_ladder_is_the_same_with_fillers_and_runs_ahead(monkeypatch):
+    """Scheduling (other runs in the ladder's rounds, next seeds trained ahead by idle workers) changes
+    no ladder row, shortens the chain of rounds, and the other runs come back in their order."""
+    import zlib
+
+    from iclr25.ssm_selection import experiments
+
+    need = {("ssmfnn3", 4): 32, ("ssmfnn3", 8): 64, ("ssmfnn3", 16): 128}  # every other ladder: 32
+
+    def fake_run(task):  # the accuracy is a fixed function of the run
+        if task["task"] == "other":
+            return {**task, "accuracy": 0.0}
+        noise = zlib.crc32(repr((task["model"], task["n_pairs"], task["d"], task["seed"])).encode()) % 70
+        solved = task["d"] >= need.get((task["model"], task["n_pairs"]), 32)
+        return {**task, "accuracy": 1.0 if solved else 0.3 + noise / 100, "params": 100 * task["d"]}
+
+    monkeypatch.setattr(experiments, "fit_eval_cached", fake_run)
+    sizes = {"seeds": 3, "ladder_pairs": (4, 8, 16), "ladder_widths": (32, 64, 128), "ladder_steps": 10,
+             "n_test": 8}
+    others = [{"task": "other", "model": "m", "seed": i, "cost": float(c)}
+              for i, c in enumerate([5e6, 1e8, 3e7, 2e9, 7e7, 1e6, 4e8, 9e7])]
+    key = lambda r: (r["model"], r["n_pairs"], r["d"], r["seed"], r["accuracy"])  # noqa: E731
+    chain = lambda c: sum(max(t["cost"] for t in b) for b in c.batches)  # noqa: E731  (rounds' longest)
+    serial, ahead, filled = _Ctx(1), _Ctx(2), _Ctx(2)
+    one, _ = experiments._size_ladder(serial, sizes)
+    two, _ = experiments._size_ladder(ahead, sizes)
+    three, other_rows = experiments._size_ladder(filled, sizes, others)
+    assert [key(r) for r in two] == [key(r) for r in three] == [key(r) for r in one]
+    assert [r["seed"] for r in other_rows] == list(range(len(others)))
+    assert chain(ahead) < chain(serial)
+    assert {(m, n): experiments._solving(one, m, n, 3)["d"] for m, n in need} == need

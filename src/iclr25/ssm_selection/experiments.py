@@ -9,7 +9,9 @@ profile (docs/full/ssm_selection.md). Profiles change sizes only."""
 
 from __future__ import annotations
 
+import heapq
 import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -149,6 +151,11 @@ def _ci(rows: list[dict], key: str, name: str, **match: Any) -> dict[str, float 
     return mean_ci(vals).to_measured(name) if vals else {name: math.nan}
 
 
+def _workers(ctx: RunContext) -> int:
+    """How many runs ctx.map trains at once."""
+    return 1 if ctx.backend == "serial" else ctx.workers or os.cpu_count() or 1
+
+
 def _run(ctx: RunContext, tasks: list[dict], what: str) -> list[dict]:
     """ctx.map over tasks, the most expensive first (so two workers finish together), in task order."""
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i].get("cost", 0))
@@ -159,31 +166,48 @@ def _run(ctx: RunContext, tasks: list[dict], what: str) -> list[dict]:
     return out
 
 
+def _makespan(costs: Sequence[float], workers: int) -> float:
+    """Finishing time of `costs` on `workers`, longest first to the least loaded (as ctx.map runs them)."""
+    loads = [0.0] * workers
+    for c in sorted(costs, reverse=True):
+        heapq.heapreplace(loads, loads[0] + c)
+    return max(loads)
+
+
 def _cost(model: str, length: int, steps: int, d: int = 64) -> float:
-    """Relative cost of a run (for ordering only): steps × tokens × width², the single SSM ~10× cheaper."""
-    return steps * length * d * d * (0.1 if model == SINGLE else 1.0)
+    """Relative cost of a run (for scheduling only): steps × tokens × d(d + 96), the single SSM ~10× cheaper.
+    Per-step CPU times measured on the 2-core machine grow ~2× from d = 32 to 64 and ~2.8× from 64 to 128
+    (small matrices run below peak), not 4×; d(d + 96) gives 2.5× and 2.8×."""
+    return steps * length * d * (d + 96) * (0.1 if model == SINGLE else 1.0)
 
 
 # ---- the run ------------------------------------------------------------------------------------
 
 def run(profile: str, ctx: RunContext) -> list[Finding]:
     sizes = _sizes(ctx)
-    ar_rows = _run(ctx, _ar_tasks(ctx, sizes), "associative recall")
-    dna_rows = _run(ctx, _dna_tasks(ctx, sizes), "DNA: splice + motif")
-    findings = {"associative_recall": _ar_finding(ar_rows, sizes),
-                "sparse_dynamic_importance": _dna_finding(ctx, dna_rows)}
-    ladder = None
+    groups = {"ar": _ar_tasks(ctx, sizes), "dna": _dna_tasks(ctx, sizes)}
     if sizes["full_claims"]:
-        copy_rows = _run(ctx, _copy_tasks(ctx, sizes), "input copying")
-        findings["input_copying"] = _copy_finding(ctx, copy_rows, sizes)
-        ladder = _size_ladder(ctx, sizes)
+        groups.update(copy=_copy_tasks(ctx, sizes), regression=_regression_tasks(ctx, sizes))
+    # Every run but the width ladder's is known up front: they share one pool with the ladder's rounds
+    # (one tail, not one per claim); results do not depend on the schedule (each run is seeded by its task)
+    flat = [t for ts in groups.values() for t in ts]
+    if sizes["full_claims"]:
+        ladder, flat_rows = _size_ladder(ctx, sizes, flat)
+    else:
+        ladder, flat_rows = None, _run(ctx, flat, "associative recall, DNA")
+    rows, i = {}, 0
+    for name, ts in groups.items():
+        rows[name], i = flat_rows[i:i + len(ts)], i + len(ts)
+    findings = {"associative_recall": _ar_finding(rows["ar"], sizes),
+                "sparse_dynamic_importance": _dna_finding(ctx, rows["dna"])}
+    if ladder is not None:
+        findings["input_copying"] = _copy_finding(ctx, rows["copy"], sizes)
         findings["efficient_in_size"] = _size_finding(ladder, sizes)
-        reg_rows = _run(ctx, _regression_tasks(ctx, sizes), "selection regression")
         findings["selection_regression"], findings["same_rate_as_transformer"] = _regression_findings(
-            ctx, reg_rows, sizes)
+            ctx, rows["regression"], sizes)
     else:
         findings.update(_deferred(sizes))
-    fig = plots.ar_accuracy(ctx.figure_path("ar_accuracy.png"), ar_rows, ladder)
+    fig = plots.ar_accuracy(ctx.figure_path("ar_accuracy.png"), rows["ar"], ladder)
     findings["associative_recall"].figures.append(fig)
     if ladder is not None:
         findings["efficient_in_size"].figures.append(fig)
@@ -333,25 +357,57 @@ def _copy_finding(ctx: RunContext, rows: list[dict], sizes: dict) -> Finding:
                    f"{1 / COPY_SYMBOLS:.3f}", figures=[fig])
 
 
-def _size_ladder(ctx: RunContext, sizes: dict) -> list[dict]:
+def _size_ladder(ctx: RunContext, sizes: dict, others: Sequence[dict] = ()) -> tuple[list[dict], list[dict]]:
     """Per (model, N), widths in turn until the 3-seed mean reaches SOLVED. Seeds of a width run one
     after another and stop as soon as the mean can no longer reach SOLVED (even at 100% on the rest),
-    an exact shortcut; all (model, N) ladders advance together in rounds so workers stay busy."""
-    n_seeds = sizes["seeds"]
+    an exact shortcut; all (model, N) ladders advance together in rounds.
+
+    Each round is topped up with `others` (independent runs, longest first) to twice the work that keeps
+    every worker busy for the round's longest run, so the round's tail is short runs; once `others` are
+    spent, the ladders' next seeds are trained ahead of time where that lengthens the round by less than
+    half their cost (cached: the next round reads them; a seed the shortcut skips is wasted).
+    The ladder rows, hence the findings, are those of the one-seed-at-a-time ladder. Returns (ladder
+    rows, rows of `others` in their order)."""
+    n_seeds, workers = sizes["seeds"], _workers(ctx)
     seeds = _seeds(ctx, n_seeds)
     state = {(m, n): {"w": 0, "accs": []} for m in (SSMFNN, TRANSFORMER) for n in sizes["ladder_pairs"]}
+    pending = sorted(range(len(others)), key=lambda i: -others[i]["cost"])
+    other_rows: list[dict] = [{}] * len(others)
+    trained: set[tuple] = set()  # (model, N, d, seed) of ladder runs done (in the run cache)
     rows: list[dict] = []
+
+    def ladder_task(m: str, n: int, st: dict, k: int) -> dict:
+        d = sizes["ladder_widths"][st["w"]]
+        cost = 0.0 if (m, n, d, seeds[k]) in trained else _cost(m, 2 * n + 1, sizes["ladder_steps"], d)
+        return {"task": "ar", "model": m, "n_pairs": n, "d": d, "steps": sizes["ladder_steps"],
+                "seed": seeds[k], "n_test": sizes["n_test"], "eval_every": 200, "stop_at": 0.95,
+                "cost": cost}
+
     while True:
-        tasks = []
-        for (m, n), st in state.items():
-            if st["w"] < len(sizes["ladder_widths"]) and "solved" not in st:
-                d = sizes["ladder_widths"][st["w"]]
-                tasks.append({"task": "ar", "model": m, "n_pairs": n, "d": d, "steps": sizes["ladder_steps"],
-                              "seed": seeds[len(st["accs"])], "n_test": sizes["n_test"], "eval_every": 200,
-                              "stop_at": 0.95, "cost": _cost(m, 2 * n + 1, sizes["ladder_steps"], d)})
-        if not tasks:
-            return rows
-        for r in _run(ctx, tasks, "AR width ladder"):
+        open_ = [(m, n, st) for (m, n), st in state.items()
+                 if st["w"] < len(sizes["ladder_widths"]) and "solved" not in st]
+        tasks = [ladder_task(m, n, st, len(st["accs"])) for m, n, st in open_]
+        if not tasks and not pending:
+            return rows, other_rows
+        longest, fill = max((t["cost"] for t in tasks), default=0.0), []
+        while pending and (not tasks or sum(t["cost"] for t in tasks) + sum(others[i]["cost"] for i in fill)
+                           < 2 * workers * longest):
+            fill.append(pending.pop(0))
+            longest = max(longest, others[fill[-1]]["cost"])
+        ahead: list[dict] = []
+        if not pending:  # a next seed goes ahead when it lengthens this round by under half its cost
+            candidates = [ladder_task(m, n, st, k) for m, n, st in open_
+                          for k in range(len(st["accs"]) + 1, n_seeds)]
+            for t in sorted(candidates, key=lambda t: -t["cost"]):
+                costs = [u["cost"] for u in tasks + ahead]
+                if t["cost"] > 0 and (_makespan(costs + [t["cost"]], workers) - _makespan(costs, workers)
+                                      < t["cost"] / 2):
+                    ahead.append(t)
+        done = _run(ctx, tasks + ahead + [others[i] for i in fill], "width ladder + the other runs")
+        trained.update((t["model"], t["n_pairs"], t["d"], t["seed"]) for t in tasks + ahead)
+        for i, r in zip(fill, done[len(tasks) + len(ahead):], strict=True):
+            other_rows[i] = r
+        for r in done[:len(tasks)]:
             rows.append(r)
             st = state[(r["model"], r["n_pairs"])]
             st["accs"].append(r["accuracy"])
