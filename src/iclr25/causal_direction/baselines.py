@@ -168,12 +168,9 @@ def anm(X, y_noisy, max_rows: int = ANM_MAX_ROWS, random_state: int = 0) -> Base
                           f"independence p X→Y {p_fwd:.3g} vs Y→X {p_bwd:.3g} on {len(x)} rows")
 
 
-def pc(X, y_noisy, alpha: float = 0.05, max_dims: int = PC_MAX_DIMS) -> BaselineResult:
-    """PC (causal-learn, Fisher-z tests) on [X, Ỹ]; X reduced to its first `max_dims` principal components
-    when wider. Edges oriented into Ỹ outnumbering those out of it ⇒ causal, the reverse ⇒ anticausal,
-    a tie (including no oriented edge at Ỹ) ⇒ undecided."""
-    from causallearn.search.ConstraintBased.PC import pc as causallearn_pc
-
+def pc_data(X, y_noisy, max_dims: int = PC_MAX_DIMS) -> np.ndarray:
+    """[Z, Ỹ] as PC sees it: standardised non-constant columns of X (their first `max_dims` principal
+    components when wider) and the standardised label codes last. (n, k + 1)"""
     X, y, _ = check_xy(X, y_noisy)
     Z = standardise(X)
     Z = Z[:, Z.std(axis=0) > 0]
@@ -181,9 +178,22 @@ def pc(X, y_noisy, alpha: float = 0.05, max_dims: int = PC_MAX_DIMS) -> Baseline
         from sklearn.decomposition import PCA
 
         Z = PCA(n_components=max_dims, random_state=0).fit_transform(Z)
-    data = np.column_stack([Z, standardise(y[:, None].astype(float))])  # (n, k + 1); Ỹ last
+    return np.column_stack([Z, standardise(y[:, None].astype(float))])
+
+
+def pc(X, y_noisy, alpha: float = 0.05, max_dims: int = PC_MAX_DIMS) -> BaselineResult:
+    """PC (causal-learn, Fisher-z tests) on [X, Ỹ]; X reduced to its first `max_dims` principal components
+    when wider. Edges oriented into Ỹ outnumbering those out of it ⇒ causal, the reverse ⇒ anticausal,
+    a tie (including no oriented edge at Ỹ) ⇒ undecided.
+
+    The graph is causal-learn's `pc(data, alpha, indep_test="fisherz")`, computed by `pc_fisherz.pc`: the
+    same tests and decisions with the skeleton's tests batched (causal-learn alone needs hours when label
+    noise keeps the graph dense, e.g. on twonorm)."""
+    from iclr25.causal_direction.pc_fisherz import pc as pc_fisherz
+
+    data = pc_data(X, y_noisy, max_dims)  # (n, k + 1); Ỹ last
     try:
-        g = causallearn_pc(data, alpha=alpha, indep_test="fisherz", show_progress=False).G.graph
+        g = pc_fisherz(data, alpha=alpha).G.graph
     except (np.linalg.LinAlgError, ValueError) as e:
         return BaselineResult("PC", "undecided", 0.0, f"PC failed: {str(e).splitlines()[0]}")
     t = data.shape[1] - 1
