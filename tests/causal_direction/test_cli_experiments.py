@@ -17,6 +17,7 @@ from iclr25.causal_direction.experiments import (
     decide_scales,
     decide_synthetic,
     loglog_slope,
+    modal_call,
 )
 from iclr25.core.claims import Verdict
 from iclr25.core.cli import main
@@ -202,3 +203,10 @@ def test_smoke_reproduction_gives_one_valid_finding_per_claim(tmp_path):
     assert figures == {"curves.png", "normalized_slopes.png", "robustness.png", "scaling.png"}
     # the permuted-label control shows the noise floor the verdicts are read against
     assert by_key["real_direction"].measured["null_slope_abs_max"] < 0.33
+
+
+def test_modal_call_breaks_ties_by_seed_order_not_by_hash_order():
+    assert modal_call(["undecided", "causal"]) == "undecided"
+    assert modal_call(["causal", "undecided"]) == "causal"
+    assert modal_call(["causal", "anticausal", "anticausal"]) == "anticausal"
+    assert modal_call(["anticausal", "causal", "undecided"]) == "anticausal"

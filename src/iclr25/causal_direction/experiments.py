@@ -10,7 +10,7 @@ and the smoke profile (tests) runs the full profile's code paths at toy sizes.""
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
 
@@ -121,6 +121,12 @@ def decide_scales(all_correct: bool, loglog_slopes: list[float]) -> Verdict:
 
 def majority(calls: list[bool]) -> bool:
     return sum(calls) * 2 > len(calls)
+
+
+def modal_call(calls: list[str]) -> str:
+    """The most frequent call; a tie goes to the one an earlier seed made (not to set order, which changes
+    with Python's hash seed from run to run)."""
+    return Counter(calls).most_common(1)[0][0]
 
 
 def loglog_slope(ns: list[int], times: list[float]) -> float:
@@ -306,8 +312,7 @@ def _baselines_finding(ctx: RunContext, real: tuple[str, ...], seeds: list[int],
         counts[meth] = sum(ok)
         m[f"correct_{meth}"] = sum(ok)
         for n in real:
-            cs = calls[(meth, n)]
-            m[f"call_{meth}_{n}"] = max(set(cs), key=cs.count)
+            m[f"call_{meth}_{n}"] = modal_call(calls[(meth, n)])
     text = (f"correct on {len(scored)} sets: RoCA {m['correct_RoCA']}, "
             + ", ".join(f"{k} {v}" for k, v in counts.items()))
     if not decides:
