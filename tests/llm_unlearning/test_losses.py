@@ -105,3 +105,14 @@ def test_kl_is_zero_at_reference_and_positive_elsewhere():
     pa, pb = torch.softmax(a, -1), torch.softmax(b, -1)
     want = float((pb * (pb.log() - pa.log())).sum())
     assert float(kl_loss(a, b, torch.ones(1, 1, dtype=torch.bool))) == pytest.approx(want, rel=1e-5)
+
+
+def test_nll_forms_equal_the_logits_forms():
+    """npo/dpo/ap_of_nll on per-sequence NLLs are the same formulas as the (logits, labels) losses."""
+    from iclr25.llm_unlearning.losses import ap_of_nll, dpo_of_nll, npo_of_nll
+    (lg, lb), (ref, _), (ig, ib), (rig, _) = _batch(8), _batch(9), _batch(10), _batch(11)
+    nll, ref_nll, idk, ref_idk = (sequence_nll(x, y) for x, y in ((lg, lb), (ref, lb), (ig, ib), (rig, ib)))
+    assert float(npo_loss(lg, lb, ref)) == pytest.approx(float(npo_of_nll(nll, ref_nll)))
+    want = float(dpo_of_nll(idk, nll, ref_idk, ref_nll))
+    assert float(dpo_loss(ig, ib, lg, lb, rig, ref)) == pytest.approx(want)
+    assert float(ap_loss(lg, lb, ig, ib, 0.2)) == pytest.approx(float(ap_of_nll(nll, idk, 0.2)))

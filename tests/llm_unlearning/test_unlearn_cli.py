@@ -126,3 +126,49 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path, iclr25_cli, case, says):
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert says in err
+
+
+@pytest.mark.parametrize("mask_question", [True, False])
+def test_head_at_labelled_positions_only_gives_the_full_logits_losses(model, mask_question):
+    """unlearn and evaluation run the output head only where a label is: same NLLs and ME as full logits."""
+    from iclr25.llm_unlearning import losses as L  # noqa: N812
+    from iclr25.llm_unlearning.model import (
+        answer_nll,
+        collate,
+        encode_qa,
+        labelled_logits,
+        logits_of,
+        summed_nll,
+        token_nll,
+    )
+    tok = model.tokenizer
+    rows = [encode_qa(tok, r["question"], r["answer"], mask_question) for r in FACTS[:5]]
+    rows[1] = encode_qa(tok, FACTS[1]["question"], "Lima.", mask_question)  # rows of different lengths
+    ids, labels, mask = collate(rows, tok.pad_id, model.max_length)
+    full = logits_of(model, ids, mask)
+    total, count = summed_nll(model, ids, mask, labels)
+    torch.testing.assert_close(total, L.sequence_nll(full, labels))
+    assert count.tolist() == (labels[:, 1:] != L.IGNORE).sum(1).tolist()
+    torch.testing.assert_close(answer_nll(model, ids, mask, labels), token_nll(full, labels))
+    torch.testing.assert_close(L.me_of_logits(labelled_logits(model, ids, mask, labels)[0]),
+                               L.me_loss(full, labels))
+
+
+def test_each_forget_example_keeps_its_retain_partner_and_template(model, monkeypatch):
+    """As the official data module (seeded by the example's index): one retain partner and one refusal
+    template per forget example for the whole run, the same template for its forget and retain pair."""
+    import importlib
+    U = importlib.import_module("iclr25.llm_unlearning.unlearn")  # noqa: N806 (the package exports unlearn())
+    seen: dict[str, set] = {}
+    real = U.unlearning_loss
+
+    def spy(model, ref, cfg, forget, retain, idk_f, idk_r, encoded=None):
+        for f, r, a, b in zip(forget, retain, idk_f, idk_r, strict=True):
+            assert a == b
+            seen.setdefault(f["question"], set()).add((r["question"], a))
+        return real(model, ref, cfg, forget, retain, idk_f, idk_r, encoded)
+
+    monkeypatch.setattr(U, "unlearning_loss", spy)
+    U.unlearn(model, None, FACTS[:4], FACTS[4:], method="idk+ap", epochs=4, lr=1e-3,
+              config=U.UnlearnConfig(method="idk+ap", epochs=4, lr=1e-3, batch=2))
+    assert len(seen) == 4 and all(len(v) == 1 for v in seen.values())

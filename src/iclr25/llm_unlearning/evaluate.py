@@ -5,6 +5,7 @@ TOFU's Forget Quality (KS-test p-value of forget truth ratios against a retain-o
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ from iclr25.core.errors import UserError
 from iclr25.core.models import CausalLM
 from iclr25.llm_unlearning.data import QA, check_qas, prompt
 from iclr25.llm_unlearning.metrics import Judge, entailed, is_refusal, rouge_l, token_entropy
-from iclr25.llm_unlearning.model import collate, encode_qa, logits_of, token_nll
+from iclr25.llm_unlearning.model import answer_nll, collate, encode_qa
 
 SETS = ("forget", "retain", "real_authors", "world_facts")
 METRICS = ("rouge", "prob", "truth_ratio", "te", "cs", "es")
@@ -81,7 +82,7 @@ def avg_nll(model: CausalLM, pairs: Sequence[tuple[str, str]], batch: int = 64) 
     for s in range(0, len(order), batch):
         rows = order[s:s + batch]
         ids, labels, mask = collate([enc[i] for i in rows], tok.pad_id, model.max_length)
-        out[rows] = token_nll(logits_of(model, ids, mask), labels).numpy()
+        out[rows] = answer_nll(model, ids, mask, labels).numpy()
     return out
 
 
@@ -102,10 +103,12 @@ def _probability_and_truth(model: CausalLM, rows: Sequence[QA], kind: str) -> tu
     World Facts: p(answer) / (p(answer) + sum_k p(perturbed_k)). R = exp(mean_k avgNLL(perturbed_k) -
     avgNLL(paraphrase)); the paraphrase is the answer itself where the set has none."""
     q = [r["question"] for r in rows]
-    nll_a = avg_nll(model, list(zip(q, [r["answer"] for r in rows], strict=True)))
-    nll_p = avg_nll(model, [(r["question"], r.get("paraphrased_answer", r["answer"])) for r in rows])
     pert = [(i, p) for i, r in enumerate(rows) for p in r["perturbed_answer"]]
-    nll_x = avg_nll(model, [(q[i], p) for i, p in pert])
+    n = len(rows)
+    nll = avg_nll(model, [(r["question"], r["answer"]) for r in rows]  # one pass, length-sorted batches
+                  + [(r["question"], r.get("paraphrased_answer", r["answer"])) for r in rows]
+                  + [(q[i], p) for i, p in pert])
+    nll_a, nll_p, nll_x = nll[:n], nll[n:2 * n], nll[2 * n:]
     owner = np.array([i for i, _ in pert])
     mean_pert = np.bincount(owner, nll_x, len(rows)) / np.bincount(owner, minlength=len(rows))
     if kind in ("forget", "retain"):
@@ -114,6 +117,25 @@ def _probability_and_truth(model: CausalLM, rows: Sequence[QA], kind: str) -> tu
         sum_pert = np.bincount(owner, np.exp(-nll_x), len(rows))
         prob = np.exp(-nll_a) / (np.exp(-nll_a) + sum_pert)
     return prob, np.exp(mean_pert - nll_p)
+
+
+_EMBEDDINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # encoder -> {text: vector}
+_EMBED_MEMO_MAX = 200_000
+
+
+def _embed(encoder, texts: Sequence[str]) -> np.ndarray:
+    """`encoder.encode(texts)` through a per-encoder memo: the references, and most outputs on the sets a
+    method leaves alone, repeat across the models of a study. New texts are encoded length-sorted."""
+    try:
+        memo = _EMBEDDINGS.setdefault(encoder, {})
+    except TypeError:  # an encoder that cannot be weakly referenced is used as is
+        return encoder.encode(list(texts))
+    if len(memo) > _EMBED_MEMO_MAX:
+        memo.clear()
+    new = sorted({t for t in texts if t not in memo}, key=len)
+    if new:
+        memo.update(zip(new, encoder.encode(new), strict=True))
+    return np.stack([memo[t] for t in texts])
 
 
 def evaluate_set(model: CausalLM, rows: Sequence[QA], kind: str, encoder=None, judge: Judge | None = None,
@@ -139,7 +161,7 @@ def evaluate_set(model: CausalLM, rows: Sequence[QA], kind: str, encoder=None, j
             from iclr25.core.models import sentence_encoder
             encoder = sentence_encoder()
         n = min(len(rows), CS_MAX)
-        a, b = encoder.encode(gens[:n]), encoder.encode(ref[:n])
+        a, b = _embed(encoder, gens[:n]), _embed(encoder, ref[:n])
         cs = float(np.mean(np.maximum(0.0, (a * b).sum(1))))
     ent = np.array([entailed(g, r, kind == "forget", judge) for g, r in zip(gens, rows, strict=True)], float)
     refused = np.array([is_refusal(g) for g in gens], float)

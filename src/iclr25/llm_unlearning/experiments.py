@@ -116,9 +116,20 @@ def _encoder():
     return _ENCODER
 
 
+_MODELS: dict = {}  # in-process memo; workers forked after it is filled inherit the loaded models
+
+
 def _pretrained(world: World, pcfg: dict, with_forget: bool):
-    from iclr25.llm_unlearning.model import PretrainConfig, pretrain
-    return pretrain(world.training_qa(with_forget), PretrainConfig(**pcfg), vocab=world.vocab_rows)
+    """The fine-tuned world model (cached). It also learns the 100 refusal templates as plain sentences:
+    a pretrained LLM can already say "I'm not sure.", while a TinyGPT that never saw them had to learn
+    them from scratch inside IDK's 10 steps (refusal NLL 12.5 nats/token before, 5.1 after: 3% refusals)."""
+    from iclr25.llm_unlearning.data import idk_templates
+    from iclr25.llm_unlearning.model import PretrainConfig, _fingerprint, pretrain
+    train, cfg, texts = world.training_qa(with_forget), PretrainConfig(**pcfg), idk_templates()
+    key = _fingerprint(train, world.vocab_rows, cfg, texts)
+    if key not in _MODELS:
+        _MODELS[key] = pretrain(train, cfg, vocab=world.vocab_rows, texts=texts)
+    return _MODELS[key]
 
 
 def pretrain_job(job: dict) -> dict:
@@ -226,6 +237,7 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
         world.forget_tasks = {t: v[:sz["forget_cap"]] for t, v in world.forget_tasks.items()}
     info = ctx.map(pretrain_job, [dict(world=world, pcfg=pcfg, with_forget=w) for w in (True, False)],
                    "fine-tuning TinyGPT (full, retain-only)")
+    _warm_up(world, pcfg)
     first = sz["splits"][0]
     base = dict(world=world, pcfg=pcfg, n_eval=sz["n_eval"], max_new=sz["max_new"])
     initial, retain_model = ctx.map(baseline_job, [dict(base, with_forget=w, tasks=first)
@@ -257,6 +269,16 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
         "real_world", "needs Llama-3-8B-Instruct weights (hub download), the celebrity forget/neighbour sets "
                       "and lm-eval; not obtainable offline on 2 CPU cores"))
     return findings
+
+
+def _warm_up(world: World, pcfg: dict) -> None:
+    """Load what every job needs (both models from the cache, the sentence encoder, the ROUGE scorer)
+    once in this process: the process backend forks its workers per map, and they inherit it all."""
+    from iclr25.llm_unlearning.metrics import _scorer
+    for with_forget in (True, False):
+        _pretrained(world, pcfg, with_forget)
+    _encoder()
+    _scorer()
 
 
 def _calibrate_lr(ctx: RunContext, base: dict, split: list[int], rouge0: float, epochs: int,

@@ -4,6 +4,8 @@ give L = c_f * L_forget + c_r * L_reg.
 
 Untargeted forget losses: GA, NPO, ME (proposed). Targeted: IDK, DPO. Regularisers: GD, KL, AP (proposed).
 NPO, DPO and AP compare *summed* NLLs per sequence; GA, IDK and GD use the mean token NLL of the batch.
+Each `*_of_nll` / `me_of_logits` is the same formula on per-sequence NLLs (or on the covered positions'
+logits), which is what `unlearn` feeds them: it evaluates the output head at labelled positions only.
 """
 
 from __future__ import annotations
@@ -52,16 +54,27 @@ def npo_loss(logits: torch.Tensor, labels: torch.Tensor, ref_logits: torch.Tenso
              beta: float = 0.1) -> torch.Tensor:
     """L_NPO = -(2/beta) E log sigmoid(beta (NLL_theta(y|x) - NLL_ref(y|x))) on D_F (summed NLLs).
     Equals (2/beta) log 2 at theta = ref."""
-    ratio = sequence_nll(logits, labels) - sequence_nll(ref_logits, labels).detach()
-    return -(2.0 / beta) * F.logsigmoid(beta * ratio).mean()
+    return npo_of_nll(sequence_nll(logits, labels), sequence_nll(ref_logits, labels), beta)
+
+
+def npo_of_nll(nll: torch.Tensor, ref_nll: torch.Tensor, beta: float = 0.1) -> torch.Tensor:
+    """NPO on per-sequence summed NLLs (B,) of the model and the reference."""
+    return -(2.0 / beta) * F.logsigmoid(beta * (nll - ref_nll.detach())).mean()
 
 
 def dpo_loss(idk_logits: torch.Tensor, idk_labels: torch.Tensor, logits: torch.Tensor, labels: torch.Tensor,
              ref_idk_logits: torch.Tensor, ref_logits: torch.Tensor, beta: float = 0.1) -> torch.Tensor:
     """DPO with y_idk preferred over the forget answer y:
     L = -(2/beta) E log sigmoid(beta [(log pi(y_idk) - log pi(y)) - (log ref(y_idk) - log ref(y))])."""
-    pi = -sequence_nll(idk_logits, idk_labels) + sequence_nll(logits, labels)
-    ref = (-sequence_nll(ref_idk_logits, idk_labels) + sequence_nll(ref_logits, labels)).detach()
+    return dpo_of_nll(sequence_nll(idk_logits, idk_labels), sequence_nll(logits, labels),
+                      sequence_nll(ref_idk_logits, idk_labels), sequence_nll(ref_logits, labels), beta)
+
+
+def dpo_of_nll(nll_idk: torch.Tensor, nll: torch.Tensor, ref_nll_idk: torch.Tensor, ref_nll: torch.Tensor,
+               beta: float = 0.1) -> torch.Tensor:
+    """DPO on per-sequence summed NLLs (B,): log pi(y) = -NLL(y)."""
+    pi = -nll_idk + nll
+    ref = (-ref_nll_idk + ref_nll).detach()
     return -(2.0 / beta) * F.logsigmoid(beta * (pi - ref)).mean()
 
 
@@ -70,11 +83,14 @@ def me_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     over the vocabulary. KL(U||p) = -log V - (1/V) sum_v log p_v >= 0, 0 iff p is uniform; adding a
     constant to a position's logits does not change it. Pass labels with the question included."""
     lg, lb = _shift(logits, labels)
-    logp = F.log_softmax(lg.float(), dim=-1)  # (B, T-1, V)
-    V = logp.shape[-1]  # noqa: N806
-    kl = -math.log(V) - logp.mean(-1)  # (B, T-1)
-    m = lb != IGNORE
-    return (kl * m).sum() / m.sum().clamp_min(1)
+    return me_of_logits(lg[lb != IGNORE])
+
+
+def me_of_logits(logits: torch.Tensor) -> torch.Tensor:
+    """ME on the logits (N, V) of the N positions it covers: mean_n KL(U || softmax(logits_n))."""
+    logp = F.log_softmax(logits.float(), dim=-1)  # (N, V)
+    kl = -math.log(logp.shape[-1]) - logp.mean(-1)  # (N,)
+    return kl.mean() if len(kl) else kl.sum()
 
 
 def kl_loss(logits: torch.Tensor, ref_logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -91,5 +107,9 @@ def ap_loss(logits: torch.Tensor, labels: torch.Tensor, idk_logits: torch.Tensor
     L_AP = -(1/beta) E log sigmoid(beta (NLL_theta(y_idk|x) - NLL_theta(y|x))).
     Its gradient weighs each retain example by sigmoid(beta (NLL(y|x) - NLL(y_idk|x))): large when the
     model already prefers refusing that retain question."""
-    margin = sequence_nll(idk_logits, idk_labels) - sequence_nll(logits, labels)
-    return -(1.0 / beta) * F.logsigmoid(beta * margin).mean()
+    return ap_of_nll(sequence_nll(logits, labels), sequence_nll(idk_logits, idk_labels), beta)
+
+
+def ap_of_nll(nll: torch.Tensor, nll_idk: torch.Tensor, beta: float = 0.1) -> torch.Tensor:
+    """AP on per-sequence summed NLLs (B,) of the retain answer and the refusal."""
+    return -(1.0 / beta) * F.logsigmoid(beta * (nll_idk - nll)).mean()

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F  # noqa: N812
 
 from iclr25.core.errors import UserError
 from iclr25.core.models import CausalLM, TinyGPT, TinyGPTConfig, Tokenizer, tiny_gpt
 from iclr25.llm_unlearning.data import QA, idk_templates, prompt
 from iclr25.llm_unlearning.losses import IGNORE, sequence_nll
 
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,13 @@ def encode_qa(tok: Tokenizer, question: str, answer: str, mask_question: bool = 
     return ids, labels
 
 
+def encode_text(tok: Tokenizer, text: str) -> tuple[list[int], list[int]]:
+    """(ids, labels) of "<eos>text<eos>": a plain sentence with a loss on every token, the leading
+    end-of-text standing for a document start."""
+    ids = [tok.eos_ids[0]] + tok.encode(text) + [tok.eos_ids[0]]
+    return ids, [IGNORE] + ids[1:]
+
+
 def collate(pairs: Sequence[tuple[list[int], list[int]]], pad: int, max_len: int,
             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Right-padded (ids, labels, key_mask), each (B, T); sequences longer than max_len keep their
@@ -84,6 +93,43 @@ def logits_of(model: CausalLM, ids: torch.Tensor, mask: torch.Tensor) -> torch.T
     return model(ids, positions, mask)
 
 
+def labelled_logits(model: CausalLM, ids: torch.Tensor, mask: torch.Tensor, labels: torch.Tensor,
+                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(logits (N, V), targets (N,), row of each (N,)) at the N positions whose next token is labelled:
+    the same numbers as `logits_of(...)[:, :-1][labels[:, 1:] != IGNORE]`. On a TinyGPT the output head
+    (the tied embedding: ~60% of the FLOPs with a 9.7k-word vocabulary) runs only at those positions,
+    which halves the cost of answer-only training and scoring."""
+    sel = labels[:, 1:] != IGNORE  # (B, T-1)
+    rows = sel.nonzero(as_tuple=True)[0]
+    if isinstance(model, TinyGPT):
+        # TinyGPT.forward up to the head (core/models/gpt.py), then the tied head on selected rows only
+        x = model.wte(ids) + model.wpe(torch.arange(ids.shape[1]).expand_as(ids))  # (B, T, d)
+        for i, block in enumerate(model.blocks):
+            x = block(x, mask, None, i)
+        logits = F.linear(model.ln_f(x[:, :-1][sel]), model.wte.weight)  # (N, V)
+    else:
+        logits = logits_of(model, ids, mask)[:, :-1][sel]
+    return logits, labels[:, 1:][sel], rows
+
+
+def summed_nll(model: CausalLM, ids: torch.Tensor, mask: torch.Tensor, labels: torch.Tensor,
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(NLL summed over each row's labelled tokens (B,), their number (B,)): `losses.sequence_nll` of the
+    full logits, with the head evaluated only where a label is."""
+    logits, targets, rows = labelled_logits(model, ids, mask, labels)
+    nll = F.cross_entropy(logits.float(), targets, reduction="none")  # (N,)
+    total = torch.zeros(ids.shape[0], dtype=nll.dtype).index_add(0, rows, nll)
+    return total, torch.bincount(rows, minlength=ids.shape[0])
+
+
+def answer_nll(model: CausalLM, ids: torch.Tensor, mask: torch.Tensor, labels: torch.Tensor,
+               ) -> torch.Tensor:
+    """Mean NLL per sequence over its labelled tokens (B,): `token_nll(logits_of(model, ids, mask),
+    labels)` with the head evaluated only where a label is."""
+    total, count = summed_nll(model, ids, mask, labels)
+    return total / count.clamp_min(1)
+
+
 def world_tokenizer(qas: Sequence[QA], vocab_size: int = 16384) -> Tokenizer:
     """A word-level tokenizer over every text the world holds (questions, answers, paraphrases,
     perturbations, refusal templates), so no evaluation text falls back to <unk>."""
@@ -94,8 +140,15 @@ def world_tokenizer(qas: Sequence[QA], vocab_size: int = 16384) -> Tokenizer:
     return Tokenizer.train([t for t in texts if t], kind="word", vocab_size=vocab_size)
 
 
-def _fingerprint(train: Sequence[QA], vocab: Sequence[QA], cfg: PretrainConfig) -> str:
+def _fingerprint(train: Sequence[QA], vocab: Sequence[QA], cfg: PretrainConfig, texts: Sequence[str] = (),
+                 ) -> str:
+    """Cache key: the data, the config and the code that trains (so an edited recipe retrains)."""
     h = hashlib.sha256(repr(dataclasses.asdict(cfg)).encode())
+    for t in texts:
+        h.update(f"x\0{t}\n".encode())
+    for fn in (pretrain, _length_batches, encode_qa, encode_text, collate, labelled_logits, summed_nll,
+               answer_nll, world_tokenizer, prompt, idk_templates, TinyGPT):
+        h.update(inspect.getsource(fn).encode())
     for tag, rows in (("t", train), ("v", vocab)):
         for r in rows:
             h.update(f"{tag}\0{r['question']}\0{r['answer']}\0{r.get('paraphrased_answer', '')}\0"
@@ -104,14 +157,16 @@ def _fingerprint(train: Sequence[QA], vocab: Sequence[QA], cfg: PretrainConfig) 
 
 
 def pretrain(train: Sequence[QA], config: PretrainConfig | None = None, vocab: Sequence[QA] = (),
-             cache: bool = True) -> TinyGPT:
-    """A fresh TinyGPT fine-tuned on `train` (question -> answer); the tokenizer also covers `vocab`
-    (evaluation texts). Cached under cache_dir() by (data, config)."""
+             cache: bool = True, texts: Sequence[str] = ()) -> TinyGPT:
+    """A fresh TinyGPT fine-tuned on `train` (question -> answer, loss on the answer); the tokenizer also
+    covers `vocab` (evaluation texts). `texts` are plain sentences learned with a loss on every token and
+    no question (the reproduction passes the refusal templates: the phrases a pretrained LLM already
+    knows). Cached under cache_dir() by (data, config, code)."""
     from iclr25.core.runtime import atomic_write, cache_dir, progress, timer
     cfg = config or PretrainConfig()
     if not train:
         raise UserError("pretrain needs at least one question-answer pair")
-    key = _fingerprint(train, vocab, cfg)
+    key = _fingerprint(train, vocab, cfg, texts)
     path = cache_dir() / "llm_unlearning" / f"tinygpt-{key}.pt"
     if cache and path.is_file():
         try:
@@ -122,7 +177,7 @@ def pretrain(train: Sequence[QA], config: PretrainConfig | None = None, vocab: S
     tok = world_tokenizer(list(train) + list(vocab))
     model = tiny_gpt(TinyGPTConfig(vocab_size=tok.vocab_size, block_size=cfg.block_size, n_layer=cfg.n_layer,
                                    n_head=cfg.n_head, d_model=cfg.d_model, tokenizer="word"), tok)
-    pairs = [encode_qa(tok, r["question"], r["answer"]) for r in train]
+    pairs = [encode_qa(tok, r["question"], r["answer"]) for r in train] + [encode_text(tok, t) for t in texts]
     too_long = [i for i, (x, _) in enumerate(pairs) if len(x) > cfg.block_size]
     if too_long:
         raise UserError(f"training pair {too_long[0]} has {len(pairs[too_long[0]][0])} tokens; "
@@ -141,7 +196,7 @@ def pretrain(train: Sequence[QA], config: PretrainConfig | None = None, vocab: S
         for _ in progress(range(cfg.epochs), "fine-tuning TinyGPT", total=cfg.epochs):
             for rows in _length_batches(lengths, cfg.batch, rng):
                 ids, labels, mask = collate([pairs[i] for i in rows], tok.pad_id, cfg.block_size)
-                loss = token_nll(logits_of(model, ids, mask), labels).mean()
+                loss = answer_nll(model, ids, mask, labels).mean()
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -149,8 +204,9 @@ def pretrain(train: Sequence[QA], config: PretrainConfig | None = None, vocab: S
                 sched.step()
                 losses.append(float(loss.detach()))
     model.eval().requires_grad_(False)
-    model.train_info = {"final_loss": float(np.mean(losses[-steps_per_epoch:])), "train_s": t["s"],
-                        "params": model.n_params, "train_pairs": len(pairs)}
+    epoch_loss = np.asarray(losses).reshape(cfg.epochs, -1).mean(1)
+    model.train_info = {"final_loss": float(epoch_loss[-1]), "train_s": t["s"], "params": model.n_params,
+                        "train_pairs": len(pairs), "epoch_loss": [round(float(x), 4) for x in epoch_loss]}
     if cache:
         with atomic_write(path) as f:
             f.write(model.state())

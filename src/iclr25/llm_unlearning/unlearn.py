@@ -1,8 +1,9 @@
 """`unlearn`: fine-tune a model away from a forget set with one of the 13 methods (forget loss + optional
 regulariser), the paper's recipe: AdamW (weight decay 0.01), batch 32, 5 epochs, linear warm-up over the
 first epoch then linear decay, beta = 0.1, c_f = 0.1 for ME+GD and 1 otherwise, c_r = 1. Each forget
-example is paired with the retain example (idx + randint) mod |D_R|, and IDK targets are refusal templates
-drawn at random. `continual_unlearn` runs tasks in sequence, each starting from the previous model."""
+example is paired, once per run, with the retain example (idx + randint) mod |D_R| and one refusal
+template (the official data module seeds both draws by idx, so they stay fixed across epochs).
+`continual_unlearn` runs tasks in sequence, each starting from the previous model."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from iclr25.core.errors import UserError
 from iclr25.core.models import CausalLM, Tokenizer
 from iclr25.llm_unlearning import losses as L  # noqa: N812
 from iclr25.llm_unlearning.data import QA, check_qas, idk_templates
-from iclr25.llm_unlearning.model import collate, encode_qa, logits_of
+from iclr25.llm_unlearning.model import collate, encode_qa, labelled_logits, logits_of, summed_nll
 
 FORGET_LOSSES = ("ga", "npo", "me", "idk", "dpo")
 REGULARISERS = ("gd", "kl", "ap")
@@ -74,52 +75,69 @@ class UnlearnConfig:
         return self.forget_loss in ("npo", "dpo") or self.regulariser == "kl"
 
 
-def _tensors(tok: Tokenizer, pairs: Sequence[tuple[str, str]], mask_question: bool, max_len: int):
-    return collate([encode_qa(tok, q, a, mask_question) for q, a in pairs], tok.pad_id, max_len)
+def _order(batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor]):
+    """collate's (ids, labels, mask) as the (ids, mask, labels) that model.summed_nll takes."""
+    ids, labels, mask = batch
+    return ids, mask, labels
 
 
 def unlearning_loss(model: CausalLM, ref: CausalLM | None, cfg: UnlearnConfig, forget: Sequence[QA],
-                    retain: Sequence[QA], idk_f: Sequence[str], idk_r: Sequence[str]) -> torch.Tensor:
-    """L = c_f L_forget(forget batch) + c_r L_reg(paired retain batch) for one step."""
+                    retain: Sequence[QA], idk_f: Sequence[str], idk_r: Sequence[str],
+                    encoded: dict | None = None) -> torch.Tensor:
+    """L = c_f L_forget(forget batch) + c_r L_reg(paired retain batch) for one step. `encoded` memoises
+    tokenised pairs across steps (one dict per run)."""
     tok, T = model.tokenizer, model.max_length  # noqa: N806
+    memo = {} if encoded is None else encoded
     fq = [(r["question"], r["answer"]) for r in forget]
     f_idk = [(r["question"], a) for r, a in zip(forget, idk_f, strict=True)]
 
-    def run(m: CausalLM, pairs, mask_question=True):
-        ids, labels, mask = _tensors(tok, pairs, mask_question, T)
-        return logits_of(m, ids, mask), labels, mask
+    def tensors(pairs, mask_question):
+        enc = []
+        for q, a in pairs:
+            key = (q, a, mask_question)
+            if key not in memo:
+                memo[key] = encode_qa(tok, q, a, mask_question)
+            enc.append(memo[key])
+        return collate(enc, tok.pad_id, T)
 
-    def ref_logits(pairs, mask_question=True):
+    def nll(m: CausalLM, pairs) -> tuple[torch.Tensor, torch.Tensor]:
+        # (summed answer NLL, answer tokens) per pair; the head runs at answer positions only
+        return summed_nll(m, *_order(tensors(pairs, True)))
+
+    def ref_nll(pairs) -> torch.Tensor:
         with torch.no_grad():
-            return run(ref, pairs, mask_question)[0]
+            return nll(ref, pairs)[0]
+
+    def mean_token(pairs) -> torch.Tensor:  # the causal-LM loss of the batch (HF `outputs.loss`)
+        total, n = nll(model, pairs)
+        return total.sum() / n.sum().clamp_min(1)
 
     kind = cfg.forget_loss
-    if kind == "ga":
-        lf = L.ga_loss(*run(model, fq)[:2])
-    elif kind == "me":
-        lf = L.me_loss(*run(model, fq, mask_question=False)[:2])  # question tokens included
-    elif kind == "idk":
-        lf = L.idk_loss(*run(model, f_idk)[:2])
+    if kind == "ga":  # losses.ga_loss
+        lf = -mean_token(fq)
+    elif kind == "me":  # losses.me_loss over question and answer tokens
+        lf = L.me_of_logits(labelled_logits(model, *_order(tensors(fq, False)))[0])
+    elif kind == "idk":  # losses.idk_loss
+        lf = mean_token(f_idk)
     elif kind == "npo":
-        logits, labels, _ = run(model, fq)
-        lf = L.npo_loss(logits, labels, ref_logits(fq), cfg.beta)
+        lf = L.npo_of_nll(nll(model, fq)[0], ref_nll(fq), cfg.beta)
     else:  # dpo
-        logits, labels, _ = run(model, fq)
-        idk_logits, idk_labels, _ = run(model, f_idk)
-        lf = L.dpo_loss(idk_logits, idk_labels, logits, labels, ref_logits(f_idk), ref_logits(fq), cfg.beta)
+        lf = L.dpo_of_nll(nll(model, f_idk)[0], nll(model, fq)[0], ref_nll(f_idk), ref_nll(fq), cfg.beta)
     loss = cfg.coefficient * lf
     reg = cfg.regulariser
     if reg is None:
         return loss
     rq = [(r["question"], r["answer"]) for r in retain]
-    logits, labels, mask = run(model, rq)
-    if reg == "gd":
-        lr_ = L.gd_loss(logits, labels)
-    elif reg == "kl":
-        lr_ = L.kl_loss(logits, ref_logits(rq), mask)
+    if reg == "gd":  # losses.gd_loss
+        lr_ = mean_token(rq)
+    elif reg == "kl":  # KL(p_ref || p_theta) over every real position: full logits
+        ids, _, mask = tensors(rq, True)
+        with torch.no_grad():
+            ref_full = logits_of(ref, ids, mask)
+        lr_ = L.kl_loss(logits_of(model, ids, mask), ref_full, mask)
     else:  # ap
         r_idk = [(r["question"], a) for r, a in zip(retain, idk_r, strict=True)]
-        lr_ = L.ap_loss(logits, labels, *run(model, r_idk)[:2], beta=cfg.beta)
+        lr_ = L.ap_of_nll(nll(model, rq)[0], nll(model, r_idk)[0], cfg.beta)
     return loss + cfg.c_r * lr_
 
 
@@ -154,6 +172,12 @@ def unlearn(model: CausalLM, tok: Tokenizer | None, forget: Sequence[QA], retain
     net.train().requires_grad_(True)
     rng = np.random.default_rng(cfg.seed)
     torch.manual_seed(cfg.seed)
+    # As the official data module: each forget example i gets, once for the whole run, its retain partner
+    # (i + randint) mod |D_R| and one refusal template, shared by its forget-IDK and retain-IDK pairs
+    partner = ((np.arange(len(forget)) + rng.integers(len(retain), size=len(forget))) % len(retain)
+               if cfg.regulariser else None)
+    template = rng.integers(len(templates), size=len(forget))
+    encoded: dict = {}
     steps_per_epoch = -(-len(forget) // cfg.batch)
     total, warm = cfg.epochs * steps_per_epoch, cfg.warmup_epochs * steps_per_epoch
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -166,11 +190,10 @@ def unlearn(model: CausalLM, tok: Tokenizer | None, forget: Sequence[QA], retain
         for s in range(0, len(order), cfg.batch):
             idx = order[s:s + cfg.batch]
             batch_f = [forget[i] for i in idx]
-            batch_r = ([retain[(i + rng.integers(len(retain))) % len(retain)] for i in idx]
-                       if cfg.regulariser else [])
-            idk_f = [templates[j] for j in rng.integers(len(templates), size=len(idx))]
-            idk_r = [templates[j] for j in rng.integers(len(templates), size=len(batch_r))]
-            loss = unlearning_loss(net, reference, cfg, batch_f, batch_r, idk_f, idk_r)
+            batch_r = [retain[partner[i]] for i in idx] if cfg.regulariser else []
+            idk_f = [templates[template[i]] for i in idx]
+            idk_r = idk_f if cfg.regulariser else []
+            loss = unlearning_loss(net, reference, cfg, batch_f, batch_r, idk_f, idk_r, encoded)
             if not torch.isfinite(loss):
                 raise UserError(f"unlearning loss became {float(loss)} at step {step}; lower lr")
             opt.zero_grad(set_to_none=True)
