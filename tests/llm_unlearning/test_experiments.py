@@ -13,6 +13,7 @@ from iclr25.llm_unlearning.experiments import (
     decide_hallucination,
     decide_splits,
     me_holds,
+    pick_lr,
 )
 
 R, P, N = Verdict.REPRODUCED, Verdict.PARTIAL, Verdict.NOT_REPRODUCED
@@ -45,6 +46,13 @@ def test_ap_rule():
     assert not ap_holds(fr, {"idk+ap": 0.05, "idk+gd": 0.09}, mu)  # IDK+GD leaks < 10%
     assert not ap_holds(fr, {"idk+ap": 0.08, "idk+gd": 0.15}, mu)  # < 2 x AP's
     assert not ap_holds(fr, rr, {"idk+ap": 0.3, "idk+gd": 0.3})
+
+
+def test_lr_rule_is_the_smallest_grid_lr_that_halves_forget_rouge():
+    assert pick_lr([1.0, 0.504, 0.074, 0.031], 1.0)[0] == 1e-3  # the quick run's trace: 0.504 > 0.5
+    assert pick_lr([1.0, 0.5, 0.074, 0.031], 1.0)[0] == 3e-4  # halved exactly
+    assert pick_lr([0.9, 0.8, 0.7, 0.6], 1.0)[0] == 3e-3  # none halves: the largest
+    assert pick_lr([0.3, 0.2, 0.1, 0.0], 0.5)[1] == "0.0001:0.300, 0.0003:0.200, 0.001:0.100, 0.003:0.000"
 
 
 def test_split_and_continual_rules():

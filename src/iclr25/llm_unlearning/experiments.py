@@ -240,10 +240,13 @@ def run(profile: str, ctx: RunContext) -> list[Finding]:
     _warm_up(world, pcfg)
     first = sz["splits"][0]
     base = dict(world=world, pcfg=pcfg, n_eval=sz["n_eval"], max_new=sz["max_new"])
-    initial, retain_model = ctx.map(baseline_job, [dict(base, with_forget=w, tasks=first)
-                                                   for w in (True, False)],
-                                    "evaluating initial and retain-only models")
-    lr, lr_trace = _calibrate_lr(ctx, base, first, initial["forget_rouge"], sz["epochs"])
+    # one map (no idle worker between two short ones): the two baselines and the GA lr calibration runs
+    calib = [dict(base, fn=unlearn_job, tasks=first, method="ga", seed=0, lr=lr, epochs=sz["epochs"],
+                  forget_rouge_only=True) for lr in LR_GRID]
+    out = ctx.map(_call, [dict(base, fn=baseline_job, with_forget=w, tasks=first) for w in (True, False)]
+                  + calib, "initial and retain-only models; lr calibration (GA)")
+    initial, retain_model = out[:2]
+    lr, lr_trace = pick_lr([r["forget_rouge"] for r in out[2:]], initial["forget_rouge"])
     jobs = [dict(base, tasks=split, method=m, seed=s, lr=lr, epochs=sz["epochs"],
                  retain_tr=retain_model["forget_tr_raw"] if split == first else None,
                  key=dict(split=si, method=m, seed=s))
@@ -281,12 +284,13 @@ def _warm_up(world: World, pcfg: dict) -> None:
     _scorer()
 
 
-def _calibrate_lr(ctx: RunContext, base: dict, split: list[int], rouge0: float, epochs: int,
-                  ) -> tuple[float, str]:
-    """Smallest lr of the grid at which plain GA (seed 0) halves forget ROUGE; the largest if none does."""
-    jobs = [dict(base, tasks=split, method="ga", seed=0, lr=lr, epochs=epochs, forget_rouge_only=True)
-            for lr in LR_GRID]
-    rouges = [r["forget_rouge"] for r in ctx.map(unlearn_job, jobs, "lr calibration (GA)")]
+def _call(job: dict) -> dict:
+    """Run job["fn"] on the job (lets one ctx.map mix kinds of jobs)."""
+    return job["fn"](job)
+
+
+def pick_lr(rouges: Sequence[float], rouge0: float) -> tuple[float, str]:
+    """Smallest lr of LR_GRID at which plain GA (seed 0) halved forget ROUGE; the largest if none did."""
     trace = ", ".join(f"{lr:g}:{r:.3f}" for lr, r in zip(LR_GRID, rouges, strict=True))
     ok = [lr for lr, r in zip(LR_GRID, rouges, strict=True) if r <= rouge0 / 2]
     return (ok[0] if ok else LR_GRID[-1]), trace
