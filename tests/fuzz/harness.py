@@ -53,9 +53,10 @@ def memory_cap() -> object:
 def invoke(argv: list[str], timeout: float = 60.0) -> Outcome:
     """`iclr25 *argv` in this process, stdout/stderr captured, stopped after `timeout` seconds."""
     out, err = io.StringIO(), io.StringIO()
-    hung = False
+    fired = []  # the CLI's last-resort handler reports any exception, a Hang too: remember the alarm
 
     def alarm(signum, frame):
+        fired.append(True)
         raise Hang()
 
     old = signal.signal(signal.SIGALRM, alarm)
@@ -68,12 +69,11 @@ def invoke(argv: list[str], timeout: float = 60.0) -> Outcome:
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     except Hang:
-        hung = True
         code = -1
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-    return Outcome(list(argv), code, out.getvalue(), err.getvalue(), time.perf_counter() - t0, hung)
+    return Outcome(list(argv), code, out.getvalue(), err.getvalue(), time.perf_counter() - t0, bool(fired))
 
 
 def problems(o: Outcome, grep_like: bool = False) -> list[str]:
