@@ -27,3 +27,11 @@ def nasty(tmp_path_factory):
 def valid(tmp_path_factory):
     """slug -> the small valid inputs of that paper's base invocations (tests/fuzz/specs/<slug>.py)."""
     return {slug: m.valid(tmp_path_factory.mktemp(f"valid-{slug}")) for slug, m in specs.modules().items()}
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many CLI calls the suite made, by outcome (the count `make fuzz` is sized by)."""
+    from .harness import CALLS
+    if CALLS:
+        terminalreporter.write_line(f"fuzz: {sum(CALLS.values()):,} CLI calls ("
+                                    + ", ".join(f"{k}: {v:,}" for k, v in sorted(CALLS.items())) + ")")

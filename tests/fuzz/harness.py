@@ -4,6 +4,7 @@ not an internal error. Anything else - a traceback, a hang, an internal error - 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import os
@@ -30,6 +31,7 @@ class Outcome:
 
 
 _GIB = 1 << 30
+CALLS: collections.Counter = collections.Counter()  # outcome kind -> calls this session (make fuzz prints it)
 
 
 @contextlib.contextmanager
@@ -73,7 +75,10 @@ def invoke(argv: list[str], timeout: float = 60.0) -> Outcome:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-    return Outcome(list(argv), code, out.getvalue(), err.getvalue(), time.perf_counter() - t0, bool(fired))
+    o = Outcome(list(argv), code, out.getvalue(), err.getvalue(), time.perf_counter() - t0, bool(fired))
+    CALLS["hang" if o.hung else "exit 0" if code == 0 else "exit 1" if code == 1 else
+          "exit 2" if code == 2 else "other"] += 1
+    return o
 
 
 def problems(o: Outcome, grep_like: bool = False) -> list[str]:

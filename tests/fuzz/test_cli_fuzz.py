@@ -83,10 +83,10 @@ def _pool(param, nasty: dict) -> list:
     return STRS
 
 
-def _fill(values: dict, files: dict) -> dict:
+def _fill(values: dict, files: dict, tmp: str) -> dict:
+    """The spec's placeholders filled: {name} by a valid input file, {tmp} by this call's own folder."""
     def one(v):
         if isinstance(v, str) and v.startswith("{") and v.endswith("}") or "{tmp}" in str(v):
-            tmp = tempfile.mkdtemp(prefix="fuzz-")
             return str(v).replace("{tmp}", tmp).format(**files) if "{tmp}" in str(v) else v.format(**files)
         return v
     return {k: [one(x) for x in v] if isinstance(v, list) else one(v) for k, v in values.items()}
@@ -107,8 +107,9 @@ def test_cli_survives_hostile_input(command, data, valid, nasty, tmp_path, monke
         chosen = data.draw(pick)
         for p in chosen:
             values[p.name] = data.draw(st.sampled_from(_pool(p, nasty)), label=p.name)
-    argv = command.split() + _argv(cmd, _fill(values, valid[spec.slug]))
-    outcome = invoke(argv, timeout=120)
+    with tempfile.TemporaryDirectory(prefix="fuzz-", dir=tmp_path) as tmp:  # 1e5 calls leave no folders
+        argv = command.split() + _argv(cmd, _fill(values, valid[spec.slug], tmp))
+        outcome = invoke(argv, timeout=120)
     assert not problems(outcome, spec.grep_like), (problems(outcome, spec.grep_like), argv,
                                                    outcome.err[-1500:])
 
@@ -120,7 +121,7 @@ def test_base_invocation_is_valid(command, valid, tmp_path, monkeypatch):
     if cmd is None:
         pytest.skip(f"{command} is not a command")
     monkeypatch.chdir(tmp_path)
-    argv = command.split() + _argv(cmd, _fill(dict(spec.base), valid[spec.slug]))
+    argv = command.split() + _argv(cmd, _fill(dict(spec.base), valid[spec.slug], str(tmp_path)))
     outcome = invoke(argv, timeout=300)
     assert outcome.code == 0, (argv, outcome.err[-1500:])
     assert Path(tmp_path).is_dir()
