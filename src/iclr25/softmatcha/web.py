@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from iclr25.core.errors import UserError
 from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS
@@ -379,7 +379,7 @@ def api_search(
     variants: Annotated[bool, Query(description="include the variants table (distinct matched "
                                                 "strings)")] = True,
     max_insert: MaxInsertQ = 0, max_delete: MaxDeleteQ = 0, score: ScoreQ = "min",
-) -> dict[str, Any]:
+) -> JSONResponse:
     """All matches of `pattern` (complete enumeration, corpus order); returns the count, the search time,
     one page of hits as KWIC rows (left | key | right) and, optionally, the variants table. With edits
     (`max_insert`, `max_delete`) or wildcards (`*`, `_`) the hits come from the suffix array instead, in
@@ -387,8 +387,8 @@ def api_search(
     idx = open_index(request, index)
     alphas = parse_thresholds(threshold, thresholds)
     if is_ranked(idx, pattern, max_insert, max_delete):
-        return _ranked_search(idx, index, pattern, alphas, offset, limit, context,
-                              variant_config(score, max_insert, max_delete), variants)
+        return JSONResponse(_ranked_search(idx, index, pattern, alphas, offset, limit, context,
+                                           variant_config(score, max_insert, max_delete), variants))
     with lane(idx, pattern, alphas):
         res = run_search(idx, pattern, alphas)
         page_hits = res[offset:offset + limit] if offset < res.count else []
@@ -402,7 +402,9 @@ def api_search(
         if variants:
             out["variants"] = [{"string": v.string, "count": v.count, "min_score": round(v.min_score, 4),
                                 "mean_score": round(v.mean_score, 4)} for v in res.variants(MAX_VARIANTS)]
-    return out
+    # plain JSON types throughout: rendered directly, not walked by FastAPI's encoder (2 ms of a ~5 ms
+    # request for a page of 50 hits)
+    return JSONResponse(out)
 
 
 def _ranked_search(idx: Any, index: str, pattern: str, alphas: float | list[float], offset: int, limit: int,
@@ -435,7 +437,7 @@ def api_variants(
     thresholds: ThresholdsQ = None,
     k: Annotated[int, Query(ge=1, le=MAX_RANKED, description="how many variants, best first")] = 20,
     max_insert: MaxInsertQ = 0, max_delete: MaxDeleteQ = 0, score: ScoreQ = "min",
-) -> dict[str, Any]:
+) -> JSONResponse:
     """The top-k distinct matching strings (Rank | Score | #Match | String, SoftMatcha 2's table), ranked
     by score (min or product of the token similarities, times 0.9 per edit), then count; counts are exact
     (suffix-array ranges). `*` and `_` in the pattern match any one token."""
@@ -445,9 +447,10 @@ def api_variants(
     with ranked_lane(idx, pattern):
         top = list(itertools.islice(run_variants(idx, pattern, alphas, variant_config(score, max_insert,
                                                                                       max_delete)), k))
-    return {"index": index, "pattern": idx.tokenizer.tokenize(pattern), "k": k, "score": score,
-            "max_insert": max_insert, "max_delete": max_delete, "seconds": time.perf_counter() - t0,
-            "variants": [dict(v.to_dict(), rank=i) for i, v in enumerate(top, 1)]}
+    return JSONResponse({"index": index, "pattern": idx.tokenizer.tokenize(pattern), "k": k, "score": score,
+                         "max_insert": max_insert, "max_delete": max_delete,
+                         "seconds": time.perf_counter() - t0,
+                         "variants": [dict(v.to_dict(), rank=i) for i, v in enumerate(top, 1)]})
 
 
 @router.get("/api/softmatcha/download", summary="All hits as JSON or CSV (streamed)")
