@@ -146,6 +146,25 @@ def test_from_token_ids_matches_text_build(tiny_words, tiny_emb, tmp_path):
     assert a.search("king of israel", 0.9)[1].matched_text == "queen of syria"
 
 
+def test_from_token_ids_in_small_blocks_equals_one_block(tiny_words, tiny_emb, tmp_path):
+    """The token file is written block by block (bounded memory at 1e9 tokens): blocks of 2 lines,
+    empty lines included, give the same tokens, postings and suffix array as one block."""
+    from iclr25.softmatcha.build import BuildConfig
+    rng = np.random.default_rng(3)
+    lens = rng.integers(0, 6, 41)
+    ids = rng.integers(0, len(tiny_words), int(lens.sum()))
+    one = Index.from_token_ids(ids, lens, tiny_words, tmp_path / "one", tiny_emb)
+    small = Index.from_token_ids(ids, lens, tiny_words, tmp_path / "small", tiny_emb,
+                                 config=BuildConfig(sort_chunk=32))
+    for name in ("tokens", "postings", "indptr", "suffix_array"):
+        assert np.array_equal(np.asarray(getattr(small, name)), np.asarray(getattr(one, name))), name
+    ends = np.cumsum(lens)
+    k = int(np.flatnonzero(lens)[-1])
+    assert small.line_tokens(k).size == lens[k]
+    want = [tiny_words[i] for i in ids[ends[k] - lens[k]:ends[k]]]
+    assert [small.vocab[t] for t in small.line_tokens(k)] == want
+
+
 def test_bytes_per_token_at_most_twelve(tiny_words, tiny_emb, tmp_path):
     """12 B/token without the suffix array (v2's layout); <= 16 with it (issue 29's budget)."""
     from iclr25.softmatcha.build import BuildConfig

@@ -235,7 +235,10 @@ def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[s
         raise UserError("line_lengths must be non-negative and sum to the number of tokens")
     if word_ids.size == 0:
         raise UserError("the corpus is empty: no tokens")
-    used = np.bincount(word_ids, minlength=len(words)) > 0
+    counts = np.zeros(len(words), dtype=np.int64)
+    for s in range(0, word_ids.size, config.sort_chunk):  # chunked: bincount copies its input to int64
+        counts += np.bincount(word_ids[s:s + config.sort_chunk], minlength=len(words))
+    used = counts > 0
     lut = np.cumsum(used, dtype=np.uint32)  # word id -> type id (1-based: type 0 is the separator)
     vocab = [SEP_TOKEN] + [words[i] for i in np.flatnonzero(used)]
     n_lines = int(line_lengths.size)
@@ -246,12 +249,21 @@ def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[s
     check_output(out, overwrite)
     with staging(out) as tmp:
         tokens = np.memmap(tmp / "tokens.bin", dtype=np.uint32, mode="w+", shape=(n_positions,))
-        is_tok = np.ones(n_positions, dtype=bool)
-        is_tok[seps] = False
-        tokens[is_tok] = lut[word_ids]
-        tokens[seps] = 0
+        first_tok = seps[:-1] - np.arange(n_lines)  # index in word_ids of each line's first token
+        step = max(1, config.sort_chunk // 16)  # lines per block: bounded memory at 1e9 tokens
+        for a in range(0, n_lines, step):
+            b = min(n_lines, a + step)
+            lo, hi = int(seps[a]), int(seps[b])  # the block: separator, line a, ..., line b-1
+            block = np.empty(hi - lo, dtype=np.uint32)
+            is_tok = np.ones(hi - lo, dtype=bool)
+            is_tok[seps[a:b] - lo] = False
+            end = int(first_tok[b]) if b < n_lines else int(word_ids.size)
+            block[is_tok] = lut[word_ids[int(first_tok[a]):end]]
+            block[~is_tok] = 0
+            tokens[lo:hi] = block
+        tokens[n_positions - 1] = 0
         tokens.flush()
-        del tokens, is_tok
+        del tokens
         sources = [{"name": source, "first_line": 0, "n_lines": n_lines}]
         return _finish(tmp, out, vocab, embeddings, tokenizer_name, n_positions, int(word_ids.size),
                        n_lines, sources, None, stats, config, t0)
