@@ -110,3 +110,19 @@ def test_implied_output_puts_the_unread_modality_last():
     flow = chain(["text_to_audio", "get_translation"], order_hint=["text_to_audio", "get_translation"])
     assert flow.order == ("get_translation", "text_to_audio")
     assert flow.edges == {("get_translation", "text_to_audio")}
+
+
+def _plan_fd(action: str) -> list[str]:
+    from iclr25.hive.muse import load_domains
+    dom = load_domains(shared_data("07-hive") / "PDDL-domain-files")["audio"]
+    return [plan(dom, problem_for(dom, [action]), "fast-downward").actions[0] for _ in range(6)]
+
+
+@pytest.mark.slow
+def test_fast_downward_side_by_side_in_one_directory():
+    """Two processes planning different tasks at once from the same working directory each get their
+    own plan (Fast Downward's translator writes output.sas into the working directory)."""
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(2) as ex:
+        got = list(ex.map(_plan_fd, ["audio_to_text", "text_to_audio"]))
+    assert got == [["audio_to_text"] * 6, ["text_to_audio"] * 6]

@@ -130,7 +130,13 @@ def _fast_downward(dom_f: Path, prob_f: Path, tmp: Path) -> tuple[list[Step], st
 
     get_environment().credits_stream = None
     up_problem = PDDLReader().parse_problem(str(dom_f), str(prob_f))
-    with OneshotPlanner(name="fast-downward") as planner, contextlib.redirect_stdout(io.StringIO()):
+    # Fast Downward's translator writes output.sas into the working directory, which unified-planning
+    # does not set: two planners running side by side (process workers) would read each other's task.
+    with (
+        OneshotPlanner(name="fast-downward") as planner,
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.chdir(tmp),
+    ):
         res = planner.solve(up_problem)
     if res.plan is None:
         raise UserError(f"Fast Downward found no plan ({res.status.name})")
