@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.conftest import shared_data
 
 from iclr25.core import registry
 
@@ -120,6 +121,8 @@ def test_base_invocation_is_valid(command, valid, tmp_path, monkeypatch):
     spec, cmd = BY_COMMAND[command], COMMANDS.get(command)
     if cmd is None:
         pytest.skip(f"{command} is not a command")
+    if spec.needs:
+        shared_data(spec.needs)  # skips, naming the folder, when the shared data is absent
     monkeypatch.chdir(tmp_path)
     argv = command.split() + _argv(cmd, _fill(dict(spec.base), valid[spec.slug], str(tmp_path)))
     outcome = invoke(argv, timeout=300)

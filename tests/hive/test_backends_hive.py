@@ -130,3 +130,18 @@ def test_hive_bad_input(tmp_path):
 def test_every_muse_request_fits_the_size_bound():
     # MuSE's query 68 (31,044 characters) once exceeded a 4,000-character bound and failed the quick run
     assert max(len(q.text) for q in load_queries()) <= MAX_QUERY_CHARS
+
+
+def test_media_paths_in_a_query(tmp_path):
+    from iclr25.hive.muse import MEDIA, media_in
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "cat.png").write_bytes(b"")
+    (tmp_path / "talk.wav").write_bytes(b"")
+    query = "caption ./img/cat.png, then transcribe talk.mp3."  # talk.mp3 resolves to talk.wav
+    assert media_in(query, tmp_path) == [tmp_path / "./img/cat.png", tmp_path / "talk.wav"]
+    assert MEDIA.sub(" ", query).split() == ["caption", ",", "then", "transcribe", "."]
+    with pytest.raises(UserError, match="missing media: dog.jpg"):
+        media_in("describe dog.jpg", tmp_path)
+    # one long word is scanned in linear time (a lazy prefix once backtracked cubically: minutes at 5k)
+    assert media_in("a" * 200_000, tmp_path) == []
+    assert MEDIA.findall("a" * 100_000 + ".png") == ["a" * 100_000 + ".png"]

@@ -11,7 +11,7 @@ SPECS = [
                                  "out": "{tmp}/cube.npz", "rgb": "{tmp}/cube.png"},
          fixed=frozenset({"method"})),
     Spec("psr_sci real", {"scene": "1", "method": "gaptv", "crop": "16", "rgb": "{tmp}/real.png"},
-         fixed=frozenset({"method"})),
+         fixed=frozenset({"method"}), needs="17-psr-sci/real"),
 ]
 
 
