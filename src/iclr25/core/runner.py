@@ -131,8 +131,9 @@ def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial"
                     timeout = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
                     done, _ = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
                     if not done:  # out of budget: stop every unfinished paper
-                        for fut in pending:
-                            fut.cancel()
+                        # Kill the workers and let the broken pool fail every future, started or not;
+                        # cancelling queued futures first races the pool's manager thread, which then
+                        # raises InvalidStateError setting the failure on a cancelled future.
                         for proc in mp.active_children():
                             proc.kill()
                         for slug in pending.values():
