@@ -113,8 +113,7 @@ def test_implied_output_puts_the_unread_modality_last():
 
 
 def _plan_fd(action: str) -> list[str]:
-    from iclr25.hive.muse import load_domains
-    dom = load_domains(shared_data("07-hive") / "PDDL-domain-files")["audio"]
+    dom = _domains()["audio"]
     return [plan(dom, problem_for(dom, [action]), "fast-downward").actions[0] for _ in range(6)]
 
 
