@@ -59,16 +59,6 @@ def test_unknown_option_exit_2():
     assert run_cli("reproduce", "--bogus").returncode == 2
 
 
-def test_unimplemented_paper_exit_2(capsys):
-    from iclr25.core import registry
-    missing = [p.slug for p in registry.PAPERS if not p.implemented]
-    if not missing:
-        pytest.skip("every paper is implemented")
-    with pytest.raises(SystemExit) as e:
-        main(["iclr25", "reproduce", missing[0]])
-    assert e.value.code == 2 and "not implemented yet" in capsys.readouterr().err
-
-
 def test_report_command_builds_html(tmp_path):
     (tmp_path / "r").mkdir()
     out = run_cli("report", "--out", str(tmp_path / "r"))
@@ -85,7 +75,8 @@ def test_papers_piped_is_plain_whole_lines():
 def test_papers_json():
     import json
     rows = json.loads(run_cli("papers", "--json").stdout)
-    assert len(rows) == 19 and rows[10]["slug"] == "softmatcha" and rows[10]["implemented"]
+    assert len(rows) == 19 and rows[10]["slug"] == "softmatcha"
+    assert rows[10]["readme"].endswith("softmatcha/README.md") and isinstance(rows[10]["full_record"], dict)
 
 
 def test_internal_error_is_one_line_exit_2(capsys, monkeypatch):
@@ -120,6 +111,7 @@ def test_os_errors_are_one_line_exit_2(capsys):
 @pytest.mark.parametrize("args, message", [
     (["reproduce", "--seed", "-1"], "--seed must be >= 0"),
     (["reproduce", "--record"], "--record writes full-profile records"),
+    (["reproduce", "--profile", "full", "--record", "nope"], "unknown paper"),
     (["reproduce", "--budget", "0"], "--budget must be in (0, 10000] minutes"),
 ])
 def test_reproduce_rejects_bad_options(args, message, capsys):
@@ -129,11 +121,10 @@ def test_reproduce_rejects_bad_options(args, message, capsys):
 
 
 def test_reproduce_exits_1_when_a_paper_fails(tmp_path, monkeypatch, capsys):
-    from iclr25.core import registry
 
-    from .fake_paper import broken, fake_paper
+    from .fake_paper import broken, fake_paper, install
     monkeypatch.setenv("ICLR25_RECORDS", str(tmp_path / "none"))
-    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug, broken))
+    install(monkeypatch, default=lambda slug: fake_paper(slug, broken))
     with pytest.raises(SystemExit) as e:
         main(["iclr25", "reproduce", "softmatcha", "--profile", "smoke", "--out", str(tmp_path / "r")])
     assert e.value.code == 1 and "1 paper(s) failed: softmatcha" in capsys.readouterr().out
@@ -142,10 +133,10 @@ def test_reproduce_exits_1_when_a_paper_fails(tmp_path, monkeypatch, capsys):
 def test_papers_side_by_side_give_the_serial_findings(tmp_path, monkeypatch):
     import json
 
-    from iclr25.core import registry, runner
+    from iclr25.core import runner
 
-    from .fake_paper import fake_paper
-    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug))
+    from .fake_paper import install
+    install(monkeypatch)
     slugs = ["hive", "physbench", "imagefolder"]
     serial = runner.reproduce(slugs, "smoke", tmp_path / "a", seed=4)
     parallel = runner.reproduce(slugs, "smoke", tmp_path / "b", backend="process", seed=4, jobs=2)
@@ -157,10 +148,10 @@ def test_papers_side_by_side_give_the_serial_findings(tmp_path, monkeypatch):
 
 
 def test_a_budget_stops_unfinished_papers_without_failing_them(tmp_path, monkeypatch, capfd):
-    from iclr25.core import registry, runner
+    from iclr25.core import runner
 
-    from .fake_paper import fake_paper, run, slow
-    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug, run if slug == "hive" else slow))
+    from .fake_paper import fake_paper, install, run, slow
+    install(monkeypatch, default=lambda slug: fake_paper(slug, run if slug == "hive" else slow))
     slugs = ["hive", "physbench", "imagefolder", "topograph", "psr_sci"]  # more papers than the pool holds
     res = runner.reproduce(slugs, "smoke", tmp_path, backend="process", jobs=2, budget_s=30.0)
     assert [(r.slug, r.stopped, r.error) for r in res] == [("hive", False, None)] + [

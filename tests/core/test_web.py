@@ -1,14 +1,14 @@
 from fastapi.testclient import TestClient
 
-from iclr25.core import registry, runner
+from iclr25.core import runner
 from iclr25.core.report import build_report
 from iclr25.core.web import create_app
 
-from .fake_paper import fake_paper
+from .fake_paper import install
 
 
 def test_index_and_paper_pages(tmp_path, monkeypatch):
-    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug))
+    install(monkeypatch)
     runner.run_paper("hive", "smoke", tmp_path)
     build_report(tmp_path)
     client = TestClient(create_app(reports_dir=tmp_path), base_url="http://localhost")
@@ -45,7 +45,7 @@ def test_hostile_file_names_are_404_not_500(tmp_path):
 
 def test_a_damaged_findings_file_leaves_the_other_pages_working(tmp_path, monkeypatch):
     monkeypatch.setenv("ICLR25_RECORDS", str(tmp_path / "none"))
-    monkeypatch.setattr(registry, "load", lambda slug: fake_paper(slug))
+    install(monkeypatch)
     runner.run_paper("hive", "smoke", tmp_path)
     runner.run_paper("physbench", "smoke", tmp_path)
     (tmp_path / "physbench" / "smoke" / "findings.json").write_text('{"claims": [')

@@ -7,6 +7,7 @@ import torch
 
 from iclr25.core.claims import Verdict
 from iclr25.core.runtime import RunContext
+from iclr25.rm_bench.claims import CLAIMS
 from iclr25.rm_bench.data import Item
 from iclr25.rm_bench.experiments import _real_lm, _subtle
 from iclr25.rm_bench.implicit import HFSequenceClassifierScorer, SmolLM2Scorer, _smollm2, chat_sequences
@@ -59,7 +60,8 @@ def test_the_full_profile_paths_on_tiny_items(tmp_path):
     f = _subtle(items, ctx, ["minilm"], [0, 1, 2], {})
     assert f.measured["fold_seeds"] == 3 and "minilm_normal_safety" in f.measured
     real = _real_lm(items, ctx, per_domain=1)
-    assert real.verdict in (Verdict.REPRODUCED, Verdict.PARTIAL, Verdict.NOT_REPRODUCED)
+    rule = next(c.rule for c in CLAIMS if c.key == "style_bias_real_lm")
+    assert rule.decide(real.measured) in (Verdict.REPRODUCED, Verdict.PARTIAL, Verdict.NOT_REPRODUCED)
     assert real.measured["sequences"] == 18 and (tmp_path / real.figures[0]).is_file()
 
 

@@ -42,44 +42,44 @@ CLAIMS = [
     Claim(key="synthetic_direction",
           statement="RoCA identifies the causal direction on synthetic data with noisy labels.",
           paper="correct on its synthetic causal and anticausal data sets",
-          criterion="causal x ~ N(0, I_d), y = argmax(random linear score + noise); anticausal y ~ Cat(C), "
+          setup="causal x ~ N(0, I_d), y = argmax(random linear score + noise); anticausal y ~ Cat(C), "
                     "x|y ~ N(μ_y, I), means 4 apart; d ∈ {16, 64}, C ∈ {2, 4}, n = 4,000, 3 seeds, 20% IDN "
                     "noise: correct on ≥ 95% of the 24 sets"),
     Claim(key="real_direction",
           statement="RoCA identifies the direction on real data sets with noisy labels.",
           paper="correct on every data set",
-          criterion="20% IDN noise, 3 seeds, a data set is correct when ≥ 2 of 3 seeds call it right; truth: "
+          setup="20% IDN noise, 3 seeds, a data set is correct when ≥ 2 of 3 seeds call it right; truth: "
                     "causal balance-scale, chess, splice; anticausal optdigits, penbased, twonorm, wine, "
                     "wdbc, iris, digits (pima reported, not scored). Quick (balance-scale, chess, wine, "
                     "wdbc, digits): 5/5, PARTIAL 4/5; full (10 sets): ≥ 9/10, PARTIAL 8/10"),
     Claim(key="robust_to_label_noise",
           statement="RoCA's answer is robust to the type and rate of the label errors already in the data.",
           paper="robust to label-error type (symmetric, pair, instance-dependent) and rate",
-          criterion="pre-existing {sym, pair, IDN} × {0, 0.2, 0.4}; a cell is one (data set, type, rate, "
+          setup="pre-existing {sym, pair, IDN} × {0, 0.2, 0.4}; a cell is one (data set, type, rate, "
                     "seed) run; ≥ 85% of cells correct. Quick: both synthetic families (d ∈ {16, 64}, "
                     "C ∈ {2, 4}), chess, wdbc; full: every synthetic and scored real set; 3 seeds"),
     Claim(key="separation_gap",
           statement="Anticausal data sets get clearly larger normalised slopes than causal ones.",
           paper="correct calls on every data set (our effect-size reading)",
-          criterion="full profile: min over anticausal − max over causal real data sets of the mean "
+          setup="full profile: min over anticausal − max over causal real data sets of the mean "
                     "normalised slope (3 seeds, 20% IDN) > 0.1"),
     Claim(key="baselines_struggle",
           statement="Existing causal-discovery methods struggle on this problem.",
           paper="PC, GES, ANM/IGCI/RECI-type methods and CDNL fail on some data sets",
-          criterion="full profile, the 10 scored real sets, 20% IDN, majority of 3 seeds: RoCA correct on "
+          setup="full profile, the 10 scored real sets, 20% IDN, majority of 3 seeds: RoCA correct on "
                     "more data sets than each of CDNL, RECI, IGCI, ANM (≤ 1,000 rows) and PC on [X, Ỹ] "
                     "(≤ 20 feature columns; undecided = wrong); PARTIAL if it beats only some"),
     Claim(key="scales",
           statement="RoCA handles large and high-dimensional data.",
           paper="large-scale, high-dimensional data sets",
-          criterion="synthetic, C = 4, both families, 3 seeds; quick: n ∈ {1k, 4k, 16k} at d = 64; full: "
+          setup="synthetic, C = 4, both families, 3 seeds; quick: n ∈ {1k, 4k, 16k} at d = 64; full: "
                     "n ∈ {1k, 4k, 16k, 100k} at d = 64 and d ∈ {8, 64, 512} at n = 16k: correct (majority "
                     "of seeds) at every size and log-log slope of the median wall time in n ≤ 1.2",
           timing=True),
     Claim(key="image_benchmarks",
           statement="RoCA works on image data sets (CIFAR-10, MNIST, Clothing1M) through learned embeddings.",
           paper="correct on CIFAR-10/MNIST/Clothing1M with SPICE self-supervised clustering",
-          criterion="not testable here: the image sets need downloads and SPICE needs GPUs; `embed=` is run "
+          setup="not testable here: the image sets need downloads and SPICE needs GPUs; `embed=` is run "
                     "on the 8×8 digit images instead (reported)"),
 ]
 

@@ -26,38 +26,49 @@ app = typer.Typer(help="iclr25: 19 ICLR 2025 papers as runnable methods and hone
 def papers(
     json_out: Annotated[bool, typer.Option("--json", help="one JSON list, for scripts")] = False,
 ) -> None:
-    """List the 19 papers, their slugs and whether they are implemented."""
-    rows = [{"number": p.number, "slug": p.slug, "title": p.title, "implemented": p.implemented,
-             "cli": p.has_cli} for p in registry.PAPERS]
+    """List the 19 papers: slug, the verdicts of their committed full-profile records, and their README."""
+    from iclr25.core.records import load_record
+    rows = []
+    for p in registry.PAPERS:
+        record = load_record(p.slug) or {}
+        counts: dict[str, int] = {}
+        for f in record.get("findings", []):
+            counts[f["verdict"]] = counts.get(f["verdict"], 0) + 1
+        rows.append({"number": p.number, "slug": p.slug, "title": p.title, "full_record": counts,
+                     "readme": str(p.readme), "cli": p.has_cli})
     if json_out:
         import json
         typer.echo(json.dumps(rows, indent=2))
         return
-    status = {True: "implemented", False: "not implemented yet"}
+
+    def tally(r: dict) -> str:
+        return ", ".join(f"{n} {v}" for v, n in sorted(r["full_record"].items())) or "no record"
     if not sys.stdout.isatty():  # a pipe gets plain tab-separated lines: whole cells, no box drawing
         for r in rows:
-            typer.echo(f"{r['number']:02d}\t{r['slug']}\t{status[r['implemented']]}\t{r['title']}")
+            typer.echo(f"{r['number']:02d}\t{r['slug']}\t{tally(r)}\t{r['readme']}\t{r['title']}")
         return
     from rich.console import Console
     from rich.table import Table
-    t = Table("#", "slug", "title", "status")
+    t = Table("#", "slug", "full-profile record", "README", "title")
     for r in rows:
-        t.add_row(f"{r['number']:02d}", r["slug"], r["title"],
-                  status[True] if r["implemented"] else f"[dim]{status[False]}[/dim]")
+        t.add_row(f"{r['number']:02d}", r["slug"], tally(r), r["readme"], r["title"])
     Console().print(t)
 
 
 @app.command()
 def reproduce(
     slugs: Annotated[list[str] | None,
-                     typer.Argument(help="papers to run (default: all implemented)")] = None,
+                     typer.Argument(help="papers to run (default: all 19)")] = None,
     profile: Annotated[str, typer.Option(help="smoke | quick | full")] = "quick",
     out: Annotated[Path, typer.Option(help="report folder")] = Path("reports"),
     backend: Annotated[str, typer.Option(help="serial | process | ray")] = "serial",
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster, e.g. 'auto'")] = None,
     seed: Annotated[int, typer.Option(help="seed for every RNG (>= 0)")] = 0,
     record: Annotated[bool, typer.Option(
-        help="full profile only: also write the commit-ready record docs/full/<slug>.json and .md")] = False,
+        help="full profile only: also write the commit-ready record docs/full/<slug>.json and .md "
+             "(refused when src/ has uncommitted changes)")] = False,
+    allow_dirty: Annotated[bool, typer.Option(
+        help="with --record: write the record from an uncommitted tree anyway, marked as such")] = False,
     budget: Annotated[float | None, typer.Option(
         help="minutes; papers not finished by then are stopped (not failed) and the report shows their "
              "last completed run and committed full record ('make demo': 15)")] = None,
@@ -79,12 +90,15 @@ def reproduce(
         raise UserError(f"--budget must be in (0, 10000] minutes, got {budget}")
     if record and profile != "full":
         raise UserError("--record writes full-profile records; add --profile full")
-    chosen = slugs or [p.slug for p in registry.implemented()]
+    chosen = slugs or [p.slug for p in registry.PAPERS]
     for s in chosen:
         if s not in registry.BY_SLUG:
             raise UserError(f"unknown paper {s!r}; run 'iclr25 papers' for the list")
-        if not registry.BY_SLUG[s].implemented:
-            raise UserError(f"paper {s!r} is not implemented yet")
+    if record and not allow_dirty:
+        from iclr25.core.records import git_state
+        if git_state().get("dirty"):
+            raise UserError("--record refuses a tree whose src/ has uncommitted changes (the record would "
+                            "name a commit that is not what ran); commit first, or add --allow-dirty")
     if backend == "ray":  # join (or start) the cluster before any paper runs: a bad address fails fast
         from iclr25.core.executors import ray_init
         ray_init(ray_address)
@@ -99,7 +113,7 @@ def reproduce(
         from iclr25.core.records import write_record
         for r in results:
             if not r.error and not r.stopped:
-                for path in write_record(out / r.slug / "full"):
+                for path in write_record(out / r.slug / "full", allow_dirty=allow_dirty):
                     typer.echo(f"wrote {path}")
     typer.echo(f"report: {out / 'index.html'} and {out / 'REPORT.md'}"
                + (f" ({len(errors)} paper(s) failed: {', '.join(r.slug for r in errors)})" if errors else "")

@@ -26,12 +26,12 @@ class PaperInfo:
     title: str
 
     @property
-    def implemented(self) -> bool:
-        return (_PKG_DIR / self.slug / "__init__.py").is_file()
-
-    @property
     def has_cli(self) -> bool:
         return (_PKG_DIR / self.slug / "cli.py").is_file()
+
+    @property
+    def readme(self) -> Path:
+        return _PKG_DIR / self.slug / "README.md"
 
     @property
     def has_web(self) -> bool:
@@ -88,10 +88,6 @@ def info(slug: str) -> PaperInfo:
         raise UnknownPaper(slug) from None
 
 
-def implemented() -> list[PaperInfo]:
-    return [p for p in PAPERS if p.implemented]
-
-
 def make_paper(slug: str, claims: Sequence[Claim],
                run: Callable[[str, RunContext], list[Finding]]) -> Paper:
     """What a paper's __init__ calls: `PAPER = make_paper("softmatcha", CLAIMS, run)`."""
@@ -101,7 +97,16 @@ def make_paper(slug: str, claims: Sequence[Claim],
 
 def load(slug: str) -> Paper:
     """Import the paper's package and return its PAPER."""
-    i = info(slug)
-    if not i.implemented:
-        raise NotImplementedError(f"paper {slug!r} is not implemented yet")
-    return importlib.import_module(f"iclr25.{slug}").PAPER
+    return importlib.import_module(f"iclr25.{info(slug).slug}").PAPER
+
+
+def claims(slug: str) -> Sequence[Claim]:
+    """The paper's claims as its code states them now, from its light `claims` module (pure data: no
+    torch), or from the whole paper where it has none."""
+    name = f"iclr25.{info(slug).slug}.claims"
+    try:
+        return importlib.import_module(name).CLAIMS
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        return load(slug).claims

@@ -55,10 +55,10 @@ def run_paper(slug: str, profile: str, out: Path, backend: str = "serial",
     error = None
     try:
         paper = registry.load(slug)
-        claims = [c.__dict__.copy() for c in paper.claims]
+        claims = [c.to_dict() for c in paper.claims]
         ctx = RunContext(seed=seed, profile=profile, out_dir=run_dir, backend=backend,
                          ray_address=ray_address)
-        findings = [f.to_dict() for f in paper.check(paper.run(profile, ctx))]
+        findings = [f.to_dict() for f in paper.reproduce(profile, ctx)]
     except Exception:  # a paper's failure is a row in the report, not a crash of the run
         error = traceback.format_exc()
     wall = time.perf_counter() - t0
@@ -84,7 +84,7 @@ def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial"
     after it) and returned with `stopped` set: the report then shows their last completed run, if any,
     and their committed full record."""
     from rich.console import Console
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # a piped status line stays one line
     jobs = max(1, min(jobs, len(slugs)))
     paper_backend = "serial" if jobs > 1 and backend == "process" else backend
     status = {s: "waiting" for s in slugs}

@@ -34,14 +34,14 @@ CLAIMS = [
           statement="‖μ₁−μ₂‖² + ‖Σ₁^½−Σ₂^½‖²_F upper-bounds the squared 2-Wasserstein distance between any "
                     "two Gaussians, with equality when the covariances commute (Theorem 1).",
           paper="Theorem 1 (proof via tr((A^½BA^½)^½) = ‖A^½B^½‖_* ≥ tr(A^½B^½))",
-          criterion="bound ≥ exact W₂² (to 1e-9 relative) on all of 1,000 random SPD pairs, k ≤ 10; "
+          setup="bound ≥ exact W₂² (to 1e-9 relative) on all of 1,000 random SPD pairs, k ≤ 10; "
                     "|bound − exact| ≤ 1e-8 on 1,000 commuting pairs"),
     Claim(key="tac_competitive",
           statement="The W₂ bound with neighbourhood pseudo-labels learns the covariance (TAC) as well as or "
                     "better than NLL and TIC on the multivariate synthetic data.",
           paper="multivariate synthetic, k = 4..20: W₂+pseudo-labels gives accurate TAC in fewer epochs "
                 "(figures only; numeric tables not accessible)",
-          criterion="≥ 3 trials, paired by trial (same data and seed). At every k ∈ {4, 8}: against NLL, "
+          setup="≥ 3 trials, paired by trial (same data and seed). At every k ∈ {4, 8}: against NLL, "
                     "the 95% paired interval of TAC(W₂+PL) − TAC(NLL) below 0 counts as a win, above 0 as a "
                     "loss, straddling 0 as a tie; against TIC the same for TAC(W₂+PL) − 1.1 × TAC(TIC). "
                     "REPRODUCED: every comparison a win; NOT_REPRODUCED: every comparison a loss; "
@@ -50,14 +50,14 @@ CLAIMS = [
           statement="Training with the W₂ bound and pseudo-labels is much cheaper than TIC, which needs "
                     "per-sample Jacobians and Hessians.",
           paper="lower time and memory than TIC (multivariate synthetic)",
-          criterion="time per epoch of W₂+PL (pseudo-label precompute amortised in) ≤ 0.3 × TIC's at k = 8, "
+          setup="time per epoch of W₂+PL (pseudo-label precompute amortised in) ≤ 0.3 × TIC's at k = 8, "
                     "both measured in the same run (quick: TIC timed over one epoch)", timing=True),
     Claim(key="faster_convergence",
           statement="On the univariate sinusoid, self-supervision (W₂ + pseudo-labels) fits the mean in far "
                     "fewer epochs than NLL.",
           paper="univariate sinusoids y = A(x) sin(2πx) + N(0, x²), 50k samples, 100 epochs: W₂+PL "
                 "converges in far fewer epochs than NLL and TIC (figures)",
-          criterion="the paper's sin(2πx), constant and varying amplitude, ≥ 3 trials: per trial, the "
+          setup="the paper's sin(2πx), constant and varying amplitude, ≥ 3 trials: per trial, the "
                     "share of the epochs W₂+PL needs to reach min(NLL's final test MSE, 0.9 × the "
                     "constant predictor's) (never = 2); per setting REPRODUCED when the 95% interval of "
                     "the mean share lies at or below 0.5, NOT_REPRODUCED when it lies above 1, PARTIAL "
@@ -67,7 +67,7 @@ CLAIMS = [
           statement="On UCI regression sets (TIC-TAC protocol), the W₂ bound with pseudo-labels gives better "
                     "TAC and MSE than NLL.",
           paper="12 UCI sets, TAC/MSE in the main text, NLL in the appendix (5 trials)",
-          criterion="5 sets (concrete, energy, red wine, abalone, Parkinson's), 3 trials, 40 epochs; "
+          setup="5 sets (concrete, energy, red wine, abalone, Parkinson's), 3 trials, 40 epochs; "
                     "a set is won on a metric when W₂+PL's mean over trials is below NLL's. The TAC part "
                     "holds when W₂+PL wins TAC on ≥ 3 of 5 sets, the MSE part likewise; REPRODUCED when "
                     "both hold, PARTIAL when one holds (the summary says which), NOT_REPRODUCED when "

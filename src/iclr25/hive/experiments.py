@@ -22,7 +22,7 @@ CLAIMS = [
         statement="Hive's model selection obeys the user's license and size constraints and picks the best "
         "feasible model by the preferred benchmark; prompt-driven baselines do not.",
         paper="full user-constraint adherence (the report's model-selection section; no rate given)",
-        criterion="C-KG excerpt + 500 generated models, 1,000 seeded preference sets, 3 seeds: Hive "
+        setup="C-KG excerpt + 500 generated models, 1,000 seeded preference sets, 3 seeds: Hive "
         "violations 0, pick = brute-force best feasible 100 %, every infeasible set reported "
         "naming a constraint; HuggingGPT's and ControlLLM's violation rates > 0",
     ),
@@ -31,7 +31,7 @@ CLAIMS = [
         statement="PDDL planning plus the chaining step turns a multi-task request into a correct flow of "
         "models (FoT) for 2- and 3-task chains.",
         paper="Hive best on FoT over MuSE (Table 2; exact cells not retrievable)",
-        criterion="75 multi-task MuSE queries, gold task sets -> paper-style problem -> plan -> chaining "
+        setup="75 multi-task MuSE queries, gold task sets -> paper-style problem -> plan -> chaining "
         "(outputs -> inputs by modality): REPRODUCED when the chained flow equals our gold DAG on "
         "100 % for every planner (quick: pyperplan; full: + LAPKT 1-BFWS, Fast Downward), "
         "NOT_REPRODUCED otherwise (the issue's rule). The raw planner order's FoT is reported beside it",
@@ -40,7 +40,7 @@ CLAIMS = [
         key="explainable_plans",
         statement="Every step is a symbolic artefact: the plan is valid and the report alone reproduces it.",
         paper="explainability report with 7 sections (Report.pdf); plans from LAPKT 1-BFWS",
-        criterion="all 100 MuSE gold task sets: every plan passes unified-planning's sequential validator "
+        setup="all 100 MuSE gold task sets: every plan passes unified-planning's sequential validator "
         "and ours, and the PDDL parsed back from its Markdown report re-plans to the identical "
         "plan: REPRODUCED iff 100 % (quick: pyperplan; full: all three planners)",
     ),
@@ -48,7 +48,7 @@ CLAIMS = [
         key="task_selection_sota",
         statement="Hive selects the right set of tasks more often than HuggingGPT and ControlLLM.",
         paper="Hive SOTA on MuSE task selection (TS) vs HuggingGPT and ControlLLM (GPT-class LLM; Table 2)",
-        criterion="all 100 queries, TS = exact task set, margins 2-fold cross-fitted alike for all routes, "
+        setup="all 100 queries, TS = exact task set, margins 2-fold cross-fitted alike for all routes, "
         "3 random splits: per backend REPRODUCED when Hive's mean TS >= both baselines', PARTIAL "
         "when within 5 points of the better one, NOT_REPRODUCED otherwise; backends combined with "
         "all_of (quick: MiniLM; full: + SmolLM2-135M)",
@@ -57,7 +57,7 @@ CLAIMS = [
         key="executes_plans",
         statement="Hive executes the chained plan and returns an artefact of the requested modality.",
         paper="self-executed instructions; trace: 6.89 s execution for a 2-task query",
-        criterion="each MuSE query whose media exist and whose gold tasks can yield its labelled output "
+        setup="each MuSE query whose media exist and whose gold tasks can yield its labelled output "
         "modality (exclusions listed), run end to end on its gold task set with the local "
         "executors (quick: audio cut to 5 s): the final artefact has the asked modality in "
         "100 % (REPRODUCED), else NOT_REPRODUCED",
@@ -66,7 +66,7 @@ CLAIMS = [
         key="output_quality",
         statement="The final outputs are correct (metric O).",
         paper="O per modality setting (Table 2)",
-        criterion="not testable: MuSE ships no gold outputs and the selected generators need a GPU",
+        setup="not testable: MuSE ships no gold outputs and the selected generators need a GPU",
     ),
 ]
 

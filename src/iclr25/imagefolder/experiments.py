@@ -40,47 +40,47 @@ CLAIMS = [
           statement="Two folded branches (product quantisation) at the same number of AR positions "
                     "reconstruct and generate better than one branch.",
           paper="ablation rows 3->4 (ImageNet 256², 265 positions): rFID 3.24 -> 2.06, gFID 6.56 -> 5.96",
-          criterion="PQ2 without semantics vs PQ1, both 30 positions: rFD >= 10% lower, PSNR higher and "
+          setup="PQ2 without semantics vs PQ1, both 30 positions: rFD >= 10% lower, PSNR higher and "
                     "gFD <= 1.05x PQ1's (PARTIAL when only some hold)"),
     Claim(key="semantic_one_branch",
           statement="Semantic regularisation of one branch generates better than none and than "
                     "regularising every branch.",
           paper="ablation rows 4-6: gFID 5.96 (none) / 5.21 (all branches) / 3.53 (one branch)",
-          criterion="gFD(one) below both gFD(none) and gFD(all); PARTIAL when below one of them"),
+          setup="gFD(one) below both gFD(none) and gFD(all); PARTIAL when below one of them"),
     Claim(key="branch_specialisation",
           statement="The semantically regularised branch carries the class: a linear probe on it beats "
                     "the detail branch.",
           paper="linear probe 40.5% on the semantic branch (row 6, ImageNet)",
-          criterion="linear-probe accuracy (mean-pooled f_hat) of the semantic branch >= detail branch + "
+          setup="linear-probe accuracy (mean-pooled f_hat) of the semantic branch >= detail branch + "
                     "5 points, ImageFolder tokenizer"),
     Claim(key="quantizer_dropout",
           statement="Quantizer dropout makes coarse prefixes decode well and improves generation.",
           paper="ablation rows 1->2 (680 positions): rFID 1.92 -> 1.71, gFID 7.52 -> 6.03",
-          criterion="PQ1 with vs without dropout: reconstruction MSE from the first 2 scales >= 10% lower "
+          setup="PQ1 with vs without dropout: reconstruction MSE from the first 2 scales >= 10% lower "
                     "and gFD not higher (PARTIAL when one holds)"),
     Claim(key="length_tradeoff",
           statement="Longer token sequences help reconstruction much more than generation.",
           paper="ablation rows 3->2 (265 -> 680 positions): rFID 3.24 -> 1.71, gFID 6.56 -> 6.03",
-          criterion="PQ1 with K = 6, scales (1,2,3,4,6) = 66 positions, against K = 4 (30 positions): "
+          setup="PQ1 with K = 6, scales (1,2,3,4,6) = 66 positions, against K = 4 (30 positions): "
                     "relative rFD gain > 0 and >= 2x the relative gFD gain (PARTIAL when one holds)"),
     Claim(key="fold_quality",
           statement="Folding the two tokens of a position into one AR step loses no quality against "
                     "giving each token its own position.",
           paper="ImageFolder generates with 286 positions for 572 tokens (folded)",
-          criterion="ImageFolder tokenizer, folded AR (30 positions) vs unfolded AR (60): gFD folded <= "
+          setup="ImageFolder tokenizer, folded AR (30 positions) vs unfolded AR (60): gFD folded <= "
                     "unfolded; PARTIAL when <= 1.1x"),
     Claim(key="fold_efficiency",
           statement="Folding halves the sequence, so sampling is much cheaper than with one position per "
                     "token.",
           paper="286 positions instead of 572 tokens (680 for VAR): shorter sequence, faster sampling",
-          criterion="KV-cached sampling time per image, unfolded / folded at equal weights (median of 5, "
+          setup="KV-cached sampling time per image, unfolded / folded at equal weights (median of 5, "
                     "batch 64, 1 thread, depth 3, width 128) >= 1.6x",
           timing=True),
     Claim(key="imagenet_scale",
           statement="At ImageNet scale the final ImageFolder model reaches gFID 2.60, rFID 0.80 and a "
                     "58.0% linear probe.",
           paper="ImageNet 256²: gFID 2.60, rFID 0.80, linear probe 58.0 (rows 7-8, 362M VAR, DINOv2, GAN)",
-          criterion="not testable here"),
+          setup="not testable here"),
 ]
 
 # Tokenizer arms: (paper row, overrides of MSRQTokenizer's defaults)

@@ -27,7 +27,7 @@ CLAIMS = [
                     "(the implicit goal of untargeted unlearning) means hallucinating; hence TE and ES.",
           paper="TOFU, Llama-2-7B retain model on forget01: ROUGE 0.4082, 74% of outputs hallucinated "
                 "(Sec. 3.1)",
-          criterion="on the forget questions the retain-only TinyGPT has ROUGE-L recall >= 0.25 and a "
+          setup="on the forget questions the retain-only TinyGPT has ROUGE-L recall >= 0.25 and a "
                     "hallucination rate >= 0.5 (non-refusals with TE >= 0.5 and ES = 0); PARTIAL when the "
                     "rate is in [0.3, 0.5)"),
     Claim(key="me_untargeted",
@@ -35,7 +35,7 @@ CLAIMS = [
                     "keeping model utility.",
           paper="Fig. 4 (TOFU forget01/05/10): ME+GD highest FE with stable MU; GA+GD collapses MU, NPO+GD "
                 "plateaus at low FE",
-          criterion="means over 3 seeds: FE(ME+GD) >= max(FE(GA+GD), FE(NPO+GD)) - 0.02, MU(ME+GD) >= "
+          setup="means over 3 seeds: FE(ME+GD) >= max(FE(GA+GD), FE(NPO+GD)) - 0.02, MU(ME+GD) >= "
                     "0.85 MU(initial) and MU(ME+GD) > MU(GA+GD). Full: on each split {1}, {1-3}, {1-5}; "
                     "PARTIAL if only 2 of 3 hold"),
     Claim(key="ap_targeted",
@@ -43,7 +43,7 @@ CLAIMS = [
                     "refusals to retain questions, unlike IDK+GD.",
           paper="Fig. 4: IDK+AP is the only targeted method with stable MU; IDK+GD/DPO leak refusal "
                 "templates into the retain set",
-          criterion="refusal = ROUGE-L F1 >= 0.7 to an IDK template; means over 3 seeds: IDK+AP refuses >= "
+          setup="refusal = ROUGE-L F1 >= 0.7 to an IDK template; means over 3 seeds: IDK+AP refuses >= "
                     "80% of forget and <= 10% of retain questions; IDK+GD's retain refusal rate >= max(2 x "
                     "IDK+AP's, 10%); MU(IDK+AP) > MU(IDK+GD). Full: on each split; PARTIAL if 2 of 3 hold"),
     Claim(key="continual",
@@ -51,13 +51,13 @@ CLAIMS = [
                     "utility; NPO's collapse comes from its moving reference model.",
           paper="Fig. 5 (10 tasks of forget01): ME+GD and IDK+AP keep much higher MU; Fig. 6c: NPO with the "
                 "reference fixed to the initial model is stable",
-          criterion="after 10 tasks: min MU(ME+GD, IDK+AP) > max MU(GA+GD, NPO+GD, IDK+GD, DPO+GD), and "
+          setup="after 10 tasks: min MU(ME+GD, IDK+AP) > max MU(GA+GD, NPO+GD, IDK+GD, DPO+GD), and "
                     "MU(NPO+GD, fixed reference) > MU(NPO+GD, moving reference); PARTIAL if only one holds"),
     Claim(key="real_world",
           statement="On real celebrities (Llama-3-8B-Instruct) ME+GD and IDK+AP forget while keeping utility "
                     "and downstream accuracy.",
           paper="Table 2: initial MU 0.6145; ME+GD MU 0.4901, FE 0.9312; IDK+AP MU 0.5311 (highest)",
-          criterion="not testable here: needs Llama-3-8B weights, the celebrity data and lm-eval"),
+          setup="not testable here: needs Llama-3-8B weights, the celebrity data and lm-eval"),
 ]
 
 QUICK_METHODS = ("ga+gd", "npo+gd", "me+gd", "idk+gd", "idk+ap")

@@ -27,7 +27,7 @@ CLAIMS = [
         statement="PhysBench is 4-option QA over 4 domains / 19 sub-types / 8 abilities / 3 modes, scored by "
         "the official rule (pred == gt or pred.startswith(gt)) over submitted rows.",
         paper="10,002 items; 4 domains, 19 sub-classes, 8 abilities; EvalAI submission format",
-        criterion="on the shipped 200 val labels: taxonomy = 4 / 19 / 8 / 3; the 10,002-row submission "
+        setup="on the shipped 200 val labels: taxonomy = 4 / 19 / 8 / 3; the 10,002-row submission "
         "example round-trips through our writer byte-for-byte in content; our scorer equals an "
         "independent re-implementation on 5 prediction files (constant, random, messy strings)",
     ),
@@ -35,20 +35,20 @@ CLAIMS = [
         key="vlms_struggle",
         statement="75 VLMs score far below humans; the best reaches about half the items.",
         paper="best 51.94 % (InternVL2.5-38B), GPT-4o 49.49 %, human 95.87 %",
-        criterion="needs the VLMs and the benchmark media: not testable here",
+        setup="needs the VLMs and the benchmark media: not testable here",
     ),
     Claim(
         key="physagent_gpt4o",
         statement="PhysAgent (experts + knowledge + CoT) raises GPT-4o's PhysBench accuracy.",
         paper="+18.4 % relative on GPT-4o with Depth-Anything-V2 and Grounded-SAM2",
-        criterion="needs GPT-4o, the expert weights and the media: not testable here",
+        setup="needs GPT-4o, the expert weights and the media: not testable here",
     ),
     Claim(
         key="physagent_synth",
         statement="Wrapping a VLM with PhysAgent's router, experts, knowledge and self-verification gives a "
         "large gain over the VLM alone (mechanism on PhysBench-Synth, our CNN as the VLM).",
         paper="+18.4 % relative (GPT-4o, PhysBench)",
-        criterion="agent − base ≥ 10 points AND (agent − base) / base ≥ 18.4 %: REPRODUCED; agent − base ≥ 3 "
+        setup="agent − base ≥ 10 points AND (agent − base) / base ≥ 18.4 %: REPRODUCED; agent − base ≥ 3 "
         "points: PARTIAL; else NOT_REPRODUCED (mean over seeds; quick 1,200 train / 400 test / 1 "
         "seed, full 2,000 / 2,000 / 3 seeds). Blind (text-only) must stay ≤ 30 %",
     ),
@@ -58,14 +58,14 @@ CLAIMS = [
         "VLM less than adding PhysAgent's knowledge and experts.",
         paper="abstract: VLMs' poor physical understanding stems from missing physical knowledge and "
         "embodied priors, and is not fixed by more data / parameters",
-        criterion="on attribute, throwing, manipulation, collision items: base(4x data) − base(1x) < "
+        setup="on attribute, throwing, manipulation, collision items: base(4x data) − base(1x) < "
         "agent(1x) − base(1x), mean over 3 seeds (full)",
     ),
     Claim(
         key="embodied_transfer",
         statement="PhysAgent's physical reasoning transfers to embodied tasks (the paper's MOKA robot).",
         paper="MOKA with PhysAgent improves manipulation success (real robot)",
-        criterion="pymunk proxy, 3 closed-loop tasks (stack, throw, push), 1 of 4 actions chosen by asking "
+        setup="pymunk proxy, 3 closed-loop tasks (stack, throw, push), 1 of 4 actions chosen by asking "
         "the QA model, 50 episodes each (full): success(agent) ≥ success(base) + 10 points",
     ),
 ]

@@ -7,9 +7,10 @@ from iclr25.core.lazy import lazy_package
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "bt": ["BTConfig", "BTRewardModel"],
     "data": ["DOMAINS", "STYLES", "Item", "load_rmbench"],
-    "experiments": ["CLAIMS", "run"],
+    "claims": ["CLAIMS"],
+    "experiments": ["run"],
     "implicit": ["DPOImplicitScorer", "HFSequenceClassifierScorer", "SmolLM2Scorer", "implicit_reward"],
-    "metric": ["aggregate", "difficulty", "evaluate", "evaluate_scores", "item_scores",
+    "metric": ["aggregate", "difficulty", "evaluate", "evaluate_scores", "item_contributions", "item_scores",
         "policy_correlation", "style_matrix"],
     "scorers": ["Length", "Markdown", "MiniLMRelevance", "NegLength", "Random", "markdown_marks"],
     "style": ["flatten_markdown", "make_style_variants"],

@@ -148,3 +148,36 @@ def policy_correlation(benchmark: Sequence[float], policy: Sequence[float]) -> d
     if np.ptp(b) == 0 or np.ptp(p) == 0:
         raise UserError("a constant list of scores has no correlation")
     return {"pearson": float(stats.pearsonr(b, p)[0]), "spearman": float(stats.spearmanr(b, p)[0])}
+
+
+def item_contributions(items: Sequence[Item], chosen: Any, rejected: Any,
+                       ties: str = "strict") -> dict[str, np.ndarray]:
+    """Per item, its share of each overall level: the item's own Easy / Normal / Hard accuracy (points),
+    weighted n / (D · n_domain) so that the mean over items is the paper's mean over domains (safety
+    pooled). Their spread gives the standard error of an overall score over the benchmark's items.
+
+    >>> from iclr25.rm_bench.data import Item
+    >>> its = [Item(str(i), "chat", "q", ("a",) * 3, ("b",) * 3) for i in range(2)]
+    >>> ch, rej = [[3, 2, 1], [1, 2, 3]], [[0, 0, 0], [9, 9, 9]]
+    >>> c = item_contributions(its, ch, rej)
+    >>> c["easy"].tolist(), float(c["easy"].mean()) == evaluate_scores(its, ch, rej)["overall"]["easy"]
+    ([100.0, 0.0], True)
+    """
+    ch, rej = _scores(chosen, "chosen scores"), _scores(rejected, "rejected scores")
+    win = (ch[:, :, None] > rej[:, None, :]).astype(np.float64)
+    if ties == "half":
+        win += 0.5 * (ch[:, :, None] == rej[:, None, :])
+    win *= 100.0
+    groups = [pooled_domain(it.domain) for it in items]
+    counts = {g: groups.count(g) for g in set(groups)}
+    w = np.array([len(items) / (len(counts) * counts[g]) for g in groups])
+    levels = {"easy": win[:, [1, 2, 2], [0, 0, 1]].mean(axis=1),  # chosen more formatted
+              "normal": win[:, [0, 1, 2], [0, 1, 2]].mean(axis=1),
+              "hard": win[:, [0, 0, 1], [1, 2, 2]].mean(axis=1)}
+    return {k: w * v for k, v in levels.items()}
+
+
+def mean_se(values: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error over items."""
+    v = np.asarray(values, dtype=np.float64)
+    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("inf")

@@ -22,45 +22,45 @@ CLAIMS = [
                     "passing: graph RGCN and MPSN's simplicial update are instances of it.",
           paper="axiomatic RMP framework (Sec. 3): graph, simplicial and cellular MP as relational "
                 "structures",
-          criterion="lift='none' RGCN layer equals torch-geometric RGCNConv (same weights), and the "
+          setup="lift='none' RGCN layer equals torch-geometric RGCNConv (same weights), and the "
                     "clique-lift SIN layer equals MPSN's update written from its definitions: max |diff| "
                     "≤ 1e-5 on random graphs"),
     Claim(key="sensitivity_bound",
           statement="The Jacobian sensitivity between two cells is bounded by normalised path counts in the "
                     "influence graph.",
           paper="‖∂h_σ^(L)/∂h_τ^(0)‖ ≤ (αβ)^L (Â^L)_στ (Sec. 4)",
-          criterion="20 random clique/ring-lifted complexes, L = 1..4, linear RMP with ‖W‖ ≤ 1: no violation "
+          setup="20 random clique/ring-lifted complexes, L = 1..4, linear RMP with ‖W‖ ≤ 1: no violation "
                     "over all cell pairs, and zero sensitivity (≤ 1e-12) beyond L hops"),
     Claim(key="lifting_shortcut",
           statement="Lifting adds shortcuts: with a ring lift, RingTransfer is solved with 3 layers where a "
                     "graph network fails at the depth the ring needs.",
           paper="RingTransfer size sweep: lifting mitigates oversquashing on long rings",
-          criterion="RingTransfer (1,000 rings, 5 classes, hidden 32) at n = 16: ring lift (max_ring ≥ n) "
+          setup="RingTransfer (1,000 rings, 5 classes, hidden 32) at n = 16: ring lift (max_ring ≥ n) "
                     "with L = 3 mean test accuracy ≥ 0.95 and graph-only with L = 8 ≤ 0.40, 3 seeds (quick: "
                     "n ∈ {8, 16}, none vs ring, 30 epochs; full: n = 6…18, + clique)"),
     Claim(key="bottleneck_curvature",
           statement="Balanced Forman curvature of the influence graph locates bottlenecks, for graphs and "
                     "their lifts alike.",
           paper="curvature demos (dumbbell, long dumbbell, ring of cliques); WC/NWC of graph vs clique lift",
-          criterion="the most negative BFC edge lies on a bridge in every case (3 demo graphs × {graph, "
+          setup="the most negative BFC edge lies on a bridge in every case (3 demo graphs × {graph, "
                     "clique lift}; all tied minima must); MUTAG WC of graph vs lift and R² reported"),
     Claim(key="relational_rewiring",
           statement="Rewiring the influence graph (a new REWIRE relation) mitigates oversquashing.",
           paper="RingTransfer rewire sweep (n = 10, depth 4, 0–10 rewirings): accuracy rises with rewiring",
-          criterion="RingTransfer n = 10, L = 4, 0–10 pairs by SDRF and by FoSR, 3 seeds (full profile): for "
+          setup="RingTransfer n = 10, L = 4, 0–10 pairs by SDRF and by FoSR, 3 seeds (full profile): for "
                     "SDRF or FoSR, best mean accuracy ≥ no-rewire + 0.2 and Spearman(pairs, accuracy) ≥ 0.5; "
                     "PARTIAL when only one of the two holds"),
     Claim(key="mutag_lift_rewire",
           statement="Lifting and rewiring give modest, dataset-dependent gains on TU graph classification.",
           paper="TU benchmarks × lifts {none, clique} × rewiring: small, dataset-dependent gains",
-          criterion="MUTAG, {RGCN, SIN} × lift {none, clique, ring} × rewire {none, FoSR, SDRF}, 5 seeds on "
+          setup="MUTAG, {RGCN, SIN} × lift {none, clique, ring} × rewire {none, FoSR, SDRF}, 5 seeds on "
                     "shared splits, 4 layers, hidden 64, ≤ 200 epochs (full profile): plain (none/none) ≥ "
                     "0.80 and some lifted/rewired setting of the same model beats it by > 2 paired SE; "
                     "PARTIAL if plain ≥ 0.80 and the best is ahead within 2 SE"),
     Claim(key="other_tu_datasets",
           statement="The same holds on ENZYMES, PROTEINS, NCI1, IMDB-BINARY and ZINC.",
           paper="TU benchmarks and ZINC",
-          criterion="not testable here: no wheel ships these data sets (their loaders download); the same "
+          setup="not testable here: no wheel ships these data sets (their loaders download); the same "
                     "code path runs on any TU folder with `train --tu-dir`"),
 ]
 

@@ -38,7 +38,7 @@ CLAIMS = [
                     "suffice); one SSM layer, linear in the tokens, cannot; Transformers can.",
           paper="Theorem on associative recall (§3): SSM+FNN with poly-log(N, |V|) width solves it, a single "
                 "SSM layer cannot; no numeric table",
-          criterion="N = 8 pairs, |K| = |V| = 32, d = 64, batch 128, AdamW 1e-3, 2,000 fresh test instances, "
+          setup="N = 8 pairs, |K| = |V| = 32, d = 64, batch 128, AdamW 1e-3, 2,000 fresh test instances, "
                     "3 seeds: mean accuracy of 3×[two-sided SSM + FNN] (3,000 steps) ≥ 0.90, single SSM "
                     "layer (1,000 steps) ≤ 0.30, 2-layer causal Transformer (1,000 steps) ≥ 0.95"),
     Claim(key="input_copying",
@@ -46,7 +46,7 @@ CLAIMS = [
                     "which a single SSM layer cannot.",
           paper="Theorem on input copying (§3): 2-layer SSM+FNN with poly-log(L, |V|) parameters copies "
                 "strings without repeated m-grams; one SSM layer fails (Jelassi et al. 2024 setting)",
-          criterion="source length ~ U[L/2, L], 16 symbols, no repeated 3-grams, teacher-forced copy, "
+          setup="source length ~ U[L/2, L], 16 symbols, no repeated 3-grams, teacher-forced copy, "
                     "L ∈ {8, 16, 24}, causal and prefix-two-sided variants, 3 seeds, 2,000 fresh test "
                     "strings; at L = 16 the better variant of 3×[SSM + FNN] reaches mean per-token accuracy "
                     "≥ 0.90 and the better variant of the single SSM ≤ 0.50 (PARTIAL: SSM+FNN ≥ single "
@@ -56,7 +56,7 @@ CLAIMS = [
                     "with the number of pairs N.",
           paper="poly-log(N, |V|) parameters for associative recall (§3), comparable to attention and "
                 "cheaper than the Hyena construction",
-          criterion="AR at N ∈ {4, 8, 16} (|K| = |V| = 32), 3×[two-sided SSM + FNN] at width 32, 64, 128 in "
+          setup="AR at N ∈ {4, 8, 16} (|K| = |V| = 32), 3×[two-sided SSM + FNN] at width 32, 64, 128 in "
                     "turn until the 3-seed mean test accuracy ≥ 0.90 (≤ 4,000 steps; a run stops early once "
                     "512 validation instances reach 0.95): smallest solving parameter count at N = 16 ≤ 2× "
                     "that at N = 4 (PARTIAL ≤ 4×; unsolved N = 16 fails); the Transformer's ladder is shown"),
@@ -65,7 +65,7 @@ CLAIMS = [
                     "input-dependent importance, which one SSM layer and a fixed-position MLP cannot.",
           paper="Theorem (§5): SSM+FNN estimates piecewise γ-smooth functions (dynamic token selection) "
                 "with excess risk → 0",
-          criterion="32 tokens in [0,1]^4, importance x_4, Y = sin(2π x_(1),1) + x_(2),2·x_(1),3 + 0.1ε; "
+          setup="32 tokens in [0,1]^4, importance x_4, Y = sin(2π x_(1),1) + x_(2),2·x_(1),3 + 0.1ε; "
                     "n ∈ {500, 1k, 2k, 4k, 8k} (80% train, 20% early-stopping validation), excess risk "
                     "E(F̂ − F°)² on 2,000 fresh inputs, 3 seeds: at n = 8k SSM+FNN ≤ 0.15 and both the single "
                     "SSM and the MLP on the first 4 tokens ≥ 0.45"),
@@ -73,7 +73,7 @@ CLAIMS = [
           statement="SSM+FNN attains the same estimation rate as Transformers for dynamic token selection.",
           paper="E‖F̂ − F°‖² ≲ n^{-2a†/(2a†+1)} polylog(n) for SSM+FNN, the rate Takakura & Suzuki (2023) "
                 "proved for Transformers",
-          criterion="least-squares slopes of log(mean excess risk) vs log n over the five n differ by "
+          setup="least-squares slopes of log(mean excess risk) vs log n over the five n differ by "
                     "≤ 0.15 between SSM+FNN and the 2-layer Transformer, and the Transformer's excess risk "
                     "at n = 8k ≤ 0.15"),
     Claim(key="sparse_dynamic_importance",
@@ -81,7 +81,7 @@ CLAIMS = [
                     "moves with the input (the piecewise-smooth assumption).",
           paper="genomic classification (§6): importance concentrates on few tokens whose positions vary "
                 "across inputs (figures only)",
-          criterion="real DNA (KEEL splice: 3,190 × 60 nt, EI/IE/N; 20% test), 3×[two-sided SSM + FNN], "
+          setup="real DNA (KEEL splice: 3,190 × 60 nt, EI/IE/N; 20% test), 3×[two-sided SSM + FNN], "
                     "3 seeds: mean test accuracy ≥ 0.85 and mean share of |gradient × input| (of log p of "
                     "the predicted class) in each sequence's top 6 of 60 positions ≥ 0.5; planted motif "
                     "(length 200, 8-nt motif anywhere; 2×[SSM + FNN], window 16): on motif-carrying test "

@@ -29,30 +29,30 @@ CLAIMS = [
           statement="Adapting only the Tucker cores fine-tunes over 90% fewer parameters than full "
                     "fine-tuning of the feature extractor.",
           paper="> 90% fewer fine-tuned parameters (AdaTime CNN on SSC, MFD, HHAR, WISDM, UCIHAR)",
-          criterion="core parameters at RF 8 ≤ 10% of the dense extractor's trainable parameters (convs + "
+          setup="core parameters at RF 8 ≤ 10% of the dense extractor's trainable parameters (convs + "
                     "BN), exact counts, on both backbones (synthetic 3×128; BasicMotions 6×100)"),
     Claim(key="mac_reduction",
           statement="The decomposed model needs over 90% fewer inference MACs and is smaller.",
           paper="> 90% fewer inference MACs, smaller model size",
-          criterion="at RF 8, MACs of one series ≤ 10% of the dense model's (formula, equal to the hook "
+          setup="at RF 8, MACs of one series ≤ 10% of the dense model's (formula, equal to the hook "
                     "count) and fewer bytes, on both backbones"),
     Claim(key="maintains_f1",
           statement="SFT keeps the target macro-F1 of full fine-tuning under the SHOT, NRC, AaD and MAPU "
                     "hosts.",
           paper="F1 maintained (SSC, MFD, HHAR, WISDM, UCIHAR × SHOT, NRC, AaD, MAPU; tables not quoted: "
                 "not retrievable offline)",
-          criterion="per host, mean macro-F1 of SFT at RF 8 ≥ FT − 3 points (6 scenarios × 2 seeds); "
+          setup="per host, mean macro-F1 of SFT at RF 8 ≥ FT − 3 points (6 scenarios × 2 seeds); "
                     "PARTIAL for a host that passes only at RF 4; hosts combined with all_of"),
     Claim(key="implicit_regularization",
           statement="Restricting the update to the cores keeps the adapted weights closer to the source "
                     "(the PAC-Bayes KL term ‖W_trg − W_src‖²/2σ²).",
           paper="PAC-Bayes bound: selective fine-tuning constrains the distance to the source weights",
-          criterion="‖ΔW‖_F(SFT) < ‖ΔW‖_F(FT), dense weights, in ≥ 90% of paired runs (every host, "
+          setup="‖ΔW‖_F(SFT) < ‖ΔW‖_F(FT), dense weights, in ≥ 90% of paired runs (every host, "
                     "scenario, seed, RF 4 and 8)"),
     Claim(key="sample_efficiency",
           statement="With few target samples, SFT overfits less than full fine-tuning.",
           paper="better sample efficiency: less overfitting with few target samples (sample-ratio curves)",
-          criterion="SHOT on 5% and 10% of the target training series (3 subsamples each, Data A "
+          setup="SHOT on 5% and 10% of the target training series (3 subsamples each, Data A "
                     "scenarios × 2 seeds): mean F1 of SFT (RF 4) ≥ FT at both fractions; PARTIAL at one"),
 ]
 

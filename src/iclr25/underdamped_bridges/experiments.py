@@ -33,7 +33,7 @@ CLAIMS = [
           statement="With noise on the velocity only (a degenerate diffusion), score matching still "
                     "maximises a likelihood bound: a score s loses exactly ½∫E‖σᵀ(s − ∇log p_t)‖²dt of ELBO.",
           paper="§3 theorem (underdamped score matching = ELBO maximisation); proof, no numbers",
-          criterion="underdamped OU noising of 2-D Gaussian-mixture data (exact marginal scores), 10 "
+          setup="underdamped OU noising of 2-D Gaussian-mixture data (exact marginal scores), 10 "
                     "perturbed scores, K = 256, common random numbers: the regression of the ELBO deficit "
                     "on the score-matching integral has slope in [0.9, 1.1] and R² ≥ 0.98 on each of 3 "
                     "seeds"),
@@ -41,38 +41,38 @@ CLAIMS = [
           statement="Underdamped samplers reach higher ELBOs than their overdamped counterparts.",
           paper="Table 1: the -UD variants of ULA, DIS, DBS (and MCD, CMCD) above the overdamped ones on "
                 "Funnel, Ionosphere and the other targets (K = 128, 10k+ iterations, batch 2,000, 4 seeds)",
-          criterion="mean ELBO (3 seeds) of ULA-UD ≥ ULA + 1 nat on Ionosphere at K = 16, and UD > OD in "
+          setup="mean ELBO (3 seeds) of ULA-UD ≥ ULA + 1 nat on Ionosphere at K = 16, and UD > OD in "
                     "≥ 2/3 of the (pair, target, K) cells (PARTIAL: > 1/2). Quick: ULA pair, Funnel and "
                     "Ionosphere, K = 16, 500 iterations (2 cells); full: ULA, DIS, DBS pairs, "
                     "K ∈ {8, 16, 32}, 1,000 iterations (18 cells)"),
     Claim(key="fewer_steps",
           statement="Underdamped samplers need far fewer discretisation steps for the same ELBO.",
           paper="abstract and Fig. 3: 'significantly fewer discretization steps'",
-          criterion="full profile: mean ELBO of the UD sampler at K = 8 ≥ its OD counterpart at K = 32, "
+          setup="full profile: mean ELBO of the UD sampler at K = 8 ≥ its OD counterpart at K = 32, "
                     "for DIS or DBS, on at least one of Funnel and Ionosphere (1,000 iterations, 3 seeds)"),
     Claim(key="state_of_the_art",
           statement="The learned underdamped bridges (DBS-UD, DIS-UD) are the best of the ten methods.",
           paper="Table 1: DBS-UD / DIS-UD best on most targets (ten methods, K = 128)",
-          criterion="full profile, K = 16, 1,000 iterations, 3 seeds: the best mean ELBO among ULA, MCD, "
+          setup="full profile, K = 16, 1,000 iterations, 3 seeds: the best mean ELBO among ULA, MCD, "
                     "CMCD, DIS, DBS and their -UD versions is DBS-UD or DIS-UD on both Funnel and Ionosphere "
                     "(PARTIAL: on one)"),
     Claim(key="integrators",
           statement="Splitting integrators of the underdamped dynamics beat Euler–Maruyama.",
           paper="integrator ablation: OBABO ≥ OBAB, BAOAB > EM",
-          criterion="Ionosphere, K = 16, 3 seeds: mean ELBO(OBABO) − ELBO(EM) ≥ 2 SE (SE of the seed-paired "
+          setup="Ionosphere, K = 16, 3 seeds: mean ELBO(OBABO) − ELBO(EM) ≥ 2 SE (SE of the seed-paired "
                     "difference, Monte-Carlo error included); OBAB and BAOAB reported. Quick: ULA-UD, 100 "
                     "iterations; full: DBS-UD, 1,000 iterations"),
     Claim(key="no_tuning",
           statement="Learning friction, step size, prior and annealing end to end is what makes tuning "
                     "unnecessary.",
           paper="Fig. 5: learned SDE parameters are key (ablation of prior, friction, dt, mass)",
-          criterion="Ionosphere, ULA-UD, K = 16, 3 seeds: mean ELBO learned (500 iterations quick, 1,000 "
+          setup="Ionosphere, ULA-UD, K = 16, 3 seeds: mean ELBO learned (500 iterations quick, 1,000 "
                     "full) ≥ frozen at the same initialisation + 1 nat; full also: the learned ELBOs from dt "
                     "initialised at the paper's 0.01 × {1/3, 1, 3} (no tune_dt) lie within 1 nat"),
     Claim(key="lgcp_scale",
           statement="The underdamped bridges scale to the 1,600-dimensional log-Gaussian Cox process.",
           paper="Table 1: LGCP (d = 1,600, K = 128, 10k iterations, batch 2,000)",
-          criterion="not testable here: ~10⁴× our CPU budget; the LGCP target and a K = 4 sampler run as a "
+          setup="not testable here: ~10⁴× our CPU budget; the LGCP target and a K = 4 sampler run as a "
                     "smoke test",
           timing=True),  # its measurements (s/iteration, CPU-hours) are timings of the smoke run
 ]

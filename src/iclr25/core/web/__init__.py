@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from iclr25.core import registry
+from iclr25.core.records import figures_dir
 from iclr25.core.report.render import render_index, render_paper
 from iclr25.core.report.results import load_results
 
@@ -46,22 +47,34 @@ def create_app(reports_dir: Path = Path("reports"), settings: dict[str, Any] | N
         if slug not in registry.BY_SLUG:
             raise HTTPException(404, f"unknown paper {slug!r}")
         result = next(r for r in load_results(reports_dir) if r.slug == slug)
-        return render_paper(result, asset=lambda p: f"/files/{result.run_dir}/{p}", static=False)
+        full = f"/files/{slug}/full" if result.full_local else f"/records/{slug}"
+        return render_paper(result, asset=lambda p: f"/files/{result.run_dir}/{p}", static=False,
+                            full_asset=lambda p: f"{full}/{p}")
 
     @app.get("/files/{path:path}")
     def files(path: str) -> Response:
-        from fastapi.responses import FileResponse
-        root = reports_dir.resolve()
-        try:  # NUL bytes raise ValueError, overlong names OSError: both are "no such file", not a 500
-            target = (root / path).resolve()
-            found = target.is_relative_to(root) and target.is_file()
-        except (ValueError, OSError):
-            found = False
-        if not found:
-            raise HTTPException(404, "no such file")
-        return FileResponse(target)
+        return _file_under(reports_dir, path)
 
-    for p in registry.implemented():
+    @app.get("/records/{slug}/{path:path}")
+    def record_files(slug: str, path: str) -> Response:
+        if slug not in registry.BY_SLUG:
+            raise HTTPException(404, "no such file")
+        return _file_under(figures_dir(slug), path)
+
+    for p in registry.PAPERS:
         if p.has_web:
             app.include_router(importlib.import_module(f"iclr25.{p.slug}.web").router)
     return app
+
+
+def _file_under(root: Path, path: str) -> Response:
+    from fastapi.responses import FileResponse
+    root = Path(root).resolve()
+    try:  # NUL bytes raise ValueError, overlong names OSError: both are "no such file", not a 500
+        target = (root / path).resolve()
+        found = target.is_relative_to(root) and target.is_file()
+    except (ValueError, OSError):
+        found = False
+    if not found:
+        raise HTTPException(404, "no such file")
+    return FileResponse(target)
