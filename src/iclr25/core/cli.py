@@ -106,15 +106,15 @@ def reproduce(
     results = run_papers(chosen, profile=profile, out=out, backend=backend,
                          ray_address=ray_address, seed=seed, jobs=jobs,
                          budget_s=None if budget is None else budget * 60)
-    build_report(out)
     errors = [r for r in results if r.error]
     stopped = [r.slug for r in results if r.stopped]
-    if record:
+    if record:  # before the report: a record is what the run was for
         from iclr25.core.records import write_record
         for r in results:
             if not r.error and not r.stopped:
                 for path in write_record(out / r.slug / "full", allow_dirty=allow_dirty):
                     typer.echo(f"wrote {path}")
+    build_report(out)
     typer.echo(f"report: {out / 'index.html'} and {out / 'REPORT.md'}"
                + (f" ({len(errors)} paper(s) failed: {', '.join(r.slug for r in errors)})" if errors else "")
                + (f" ({len(stopped)} stopped at the {budget:g}-min budget: {', '.join(stopped)}; the report "
