@@ -1,6 +1,7 @@
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -164,3 +165,40 @@ def test_a_budget_stops_unfinished_papers_without_failing_them(tmp_path, monkeyp
     # one process: no paper starts once the budget is spent
     res = runner.reproduce(slugs, "smoke", tmp_path / "serial", budget_s=0.0)
     assert all(r.stopped for r in res) and not (tmp_path / "serial" / "hive").exists()
+
+
+def _iclr25() -> str:
+    return str(Path(sys.executable).parent / "iclr25")
+
+
+def test_closed_standard_streams_are_one_line_errors():
+    out = subprocess.run(f"{_iclr25()} papers >&-", shell=True, capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.strip() == (
+        "iclr25: error: standard output is closed; redirect it to a file or /dev/null")
+    out = subprocess.run(f"{_iclr25()} softmatcha grep king - <&-", shell=True, capture_output=True,
+                         text=True)
+    assert out.returncode == 2 and "standard input is closed" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_reader_that_stops_early_is_success():
+    out = subprocess.run(f"{_iclr25()} papers | head -1; exit ${{PIPESTATUS[0]}}", shell=True,
+                         executable="/bin/bash", capture_output=True, text=True)
+    assert out.returncode == 0 and len(out.stdout.splitlines()) == 1 and not out.stderr
+
+
+def test_serve_on_a_port_in_use_is_exit_2():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        out = run_cli("serve", "--port", str(port))
+    assert out.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in out.stderr
+
+
+def test_an_unreachable_ray_address_fails_fast():
+    import time
+    t0 = time.perf_counter()
+    out = run_cli("reproduce", "rm_bench", "--backend", "ray", "--ray-address", "127.0.0.1:1")
+    assert out.returncode == 2 and "no Ray cluster answers at 127.0.0.1:1" in out.stderr
+    assert time.perf_counter() - t0 < 30

@@ -59,7 +59,8 @@ def _run(block: Block, workdir: Path, where: str) -> None:
         got = (proc.stdout + proc.stderr).rstrip("\n").splitlines() if expected else []
         if block.compare_output and expected:
             shown, printed = "\n".join(expected), "\n".join(got)
-            assert output_matches(expected, got), f"{where}: `{cmd}` printed\n{printed}\nbut the README shows\n{shown}"
+            assert output_matches(expected, got), (
+                f"{where}: `{cmd}` printed\n{printed}\nbut the README shows\n{shown}")
 
 
 @pytest.mark.slow

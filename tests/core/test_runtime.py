@@ -73,3 +73,44 @@ def test_timer_measures():
     with timer() as t:
         sum(range(1000))
     assert t["s"] >= 0
+
+
+def test_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path):
+    """`-o /dev/null` writes through (as root, replacing it would break the machine's /dev/null); a FIFO
+    is written through; a folder is refused; a symlink keeps pointing at its target, which is replaced."""
+    import os
+    import stat
+    import threading
+
+    from iclr25.core.errors import UserError
+    from iclr25.core.runtime import atomic_write
+    with atomic_write("/dev/null", "w") as f:
+        f.write("gone")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    with pytest.raises(OSError, match="No space left"), atomic_write("/dev/full", "w") as f:
+        f.write("x" * 100_000)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    with atomic_write(fifo, "w") as f:
+        f.write("through the pipe")
+    reader.join(10)
+    assert got == ["through the pipe"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    with pytest.raises(UserError, match="is a folder"), atomic_write(tmp_path, "w") as f:
+        f.write("x")
+    target = tmp_path / "real.txt"
+    target.write_text("old")
+    (tmp_path / "link.txt").symlink_to(target)
+    with atomic_write(tmp_path / "link.txt", "w") as f:
+        f.write("new")
+    assert (tmp_path / "link.txt").is_symlink() and target.read_text() == "new"
+
+
+def test_atomic_write_dash_is_standard_output(capsysbinary):
+    from iclr25.core.runtime import atomic_write
+    with atomic_write("-") as f:
+        f.write(b"to stdout")
+    assert capsysbinary.readouterr().out == b"to stdout"

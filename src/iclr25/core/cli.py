@@ -158,6 +158,7 @@ def serve(
     from iclr25.core.web import LOCAL_HOSTS, create_app
     if not 0 < port < 65536:
         raise UserError(f"port must be in 1..65535, got {port}")
+    _check_bindable(host, port)
     hosts = [*LOCAL_HOSTS, *(allow_host or [])]
     if host not in LOCAL_HOSTS and not allow_host:
         typer.echo(f"iclr25: warning: serving on {host}, but only requests for {', '.join(LOCAL_HOSTS)} "
@@ -166,6 +167,22 @@ def serve(
     settings = {"softmatcha_index_dir": indexes} if indexes else {}
     uvicorn.run(create_app(reports_dir=reports, settings=settings, allowed_hosts=hosts), host=host, port=port,
                 log_level="warning")
+
+
+def _check_bindable(host: str, port: int) -> None:
+    """A port in use (or an address not on this machine) is a one-line error, exit 2, before uvicorn."""
+    import socket
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        raise UserError(f"cannot serve on {host}: {e.strerror or e}") from None
+    family, _, _, _, addr = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(addr)
+        except OSError as e:
+            raise UserError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
 
 
 def _paper_help(p: registry.PaperInfo) -> str:
@@ -199,8 +216,12 @@ def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn
     """Run a CLI entry point so that nothing but a one-line message ever reaches the user: bad input and
     OS errors exit 2 (the grep-like commands keep 1 for "no match"); an unexpected exception exits 2 with
     a line asking for a report (ICLR25_DEBUG=1 shows the traceback)."""
+    _guard_standard_streams(prog)
     try:
         rc = command()
+    except BrokenPipeError:  # `iclr25 ... | head -1`: the reader had enough, as with grep that is success
+        _silence_stdout()
+        sys.exit(0)
     except UserError as e:
         _die(prog, str(e))
     except OSError as e:  # missing file, disk full, read-only cache, a folder where a file should be
@@ -222,7 +243,12 @@ def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn
         ctx = getattr(e, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         _die(prog, " ".join(e.format_message().split()) + hint)
-    except (SystemExit, GeneratorExit):
+    except SystemExit as e:
+        if isinstance(e.__context__, BrokenPipeError):  # click turned the broken pipe into exit 1
+            _silence_stdout()
+            sys.exit(0)
+        raise
+    except GeneratorExit:
         raise
     except MemoryError:
         _die(prog, "out of memory: the input or a size option is too large for this machine")
@@ -233,6 +259,37 @@ def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn
         _die(prog, f"internal error: {type(e).__name__}: {msg}, please report; "
                    "rerun with ICLR25_DEBUG=1 for the traceback")
     sys.exit(rc if isinstance(rc, int) else 0)
+
+
+class _ClosedStdin:
+    """What `sys.stdin` becomes when the process started with standard input closed (`<&-`): reading it
+    is a one-line user error, not an AttributeError on None."""
+
+    def __getattr__(self, name: str) -> object:
+        if name in ("read", "readline", "readlines", "__iter__", "buffer", "fileno"):
+            raise UserError("standard input is closed; give a file instead of '-'")
+        raise AttributeError(name)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _guard_standard_streams(prog: str) -> None:
+    if sys.stderr is None:  # nowhere to say anything: errors can only be the exit code
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    if sys.stdout is None:
+        _die(prog, "standard output is closed; redirect it to a file or /dev/null")
+    if sys.stdin is None:
+        sys.stdin = _ClosedStdin()  # type: ignore[assignment]
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's last flush does not fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _die(prog: str, message: str) -> NoReturn:

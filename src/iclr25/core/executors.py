@@ -61,6 +61,19 @@ def ray_token() -> str | None:
     return str(path) if path.is_file() and path.stat().st_size > 0 else None
 
 
+def _reachable(address: str, timeout_s: float = 5.0) -> None:
+    """A HOST:PORT that nothing answers on is refused at once (Ray itself retries for minutes)."""
+    import socket
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or address.startswith(("ray://", "auto")):
+        return
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise UserError(f"no Ray cluster answers at {address} ({e.strerror or e}); start one with "
+                        "'ray start --head' or pass --ray-address auto") from None
+
+
 def ray_init(address: str | None = None, workers: int | None = None) -> Any:
     """Connect to the Ray cluster at `address` ("auto" or HOST:PORT), or start a local one with
     `workers` CPUs; no dashboard, quiet logs. Returns the `ray` module; a no-op when already initialised.
@@ -81,6 +94,7 @@ def ray_init(address: str | None = None, workers: int | None = None) -> Any:
     if not address:  # "local": a new instance, never a cluster that `ray start` left on this machine
         ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **kwargs)
         return ray
+    _reachable(address)
     try:
         ray.init(address=address, **kwargs)
     except Exception as e:

@@ -92,8 +92,35 @@ def umask() -> int:
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
     """Write to a temp file beside `path`, fsync, then rename: readers never see a half file,
-    and an exception or Ctrl-C leaves the old file (or none) in place. The file gets the umask's mode."""
+    and an exception or Ctrl-C leaves the old file (or none) in place. The file gets the umask's mode.
+
+    Only a regular file (or nothing) is ever replaced: "-" writes to standard output, a character device
+    or a FIFO (`-o /dev/null`, a named pipe) is written through, a symlink's target is replaced (the link
+    stays), and anything else (a folder, a socket, a block device) is refused with a UserError."""
+    import stat
+
+    from iclr25.core.errors import UserError
+    if str(path) == "-":
+        stream = sys.stdout.buffer if "b" in mode else sys.stdout
+        yield stream
+        stream.flush()
+        return
     path = Path(path)
+    try:
+        st = os.stat(path)  # follows symlinks: what would be written is the target
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise UserError(f"{path}: a parent of this path is not a folder") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            with open(path, mode) as f:
+                yield f
+            return
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise UserError(f"{path} is {kind}; give a file name to write")
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
