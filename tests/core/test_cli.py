@@ -202,3 +202,29 @@ def test_an_unreachable_ray_address_fails_fast():
     out = run_cli("reproduce", "rm_bench", "--backend", "ray", "--ray-address", "127.0.0.1:1")
     assert out.returncode == 2 and "no Ray cluster answers at 127.0.0.1:1" in out.stderr
     assert time.perf_counter() - t0 < 30
+
+
+def test_serve_runs_worker_processes(tmp_path):
+    import socket
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([_iclr25(), "serve", "--port", str(port), "--workers", "2", "--reports",
+                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+                    assert r.status == 200 and "Scoreboard" in r.read().decode()
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError("the server did not answer")
+        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
+        assert len(children.split()) >= 2
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    assert "2 worker processes" in out

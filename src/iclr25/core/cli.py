@@ -151,21 +151,30 @@ def serve(
     allow_host: Annotated[list[str] | None, typer.Option(
         help="a Host name the server answers to besides localhost names (repeatable); needed when "
              "serving on another interface, e.g. --host 0.0.0.0 --allow-host myserver.lan")] = None,
+    workers: Annotated[int | None, typer.Option(
+        help="server processes, sharing the memory-mapped indexes (default: one per core)")] = None,
 ) -> None:
     """Serve the report and the interactive tools (SoftMatcha search) in a browser."""
+    import json
+
     import uvicorn
 
-    from iclr25.core.web import LOCAL_HOSTS, create_app
+    from iclr25.core.web import LOCAL_HOSTS, SERVE_ENV
     if not 0 < port < 65536:
         raise UserError(f"port must be in 1..65535, got {port}")
+    n = workers if workers is not None else (os.cpu_count() or 1)
+    if not 1 <= n <= 64:
+        raise UserError(f"--workers must be in 1..64, got {n}")
     _check_bindable(host, port)
     hosts = [*LOCAL_HOSTS, *(allow_host or [])]
     if host not in LOCAL_HOSTS and not allow_host:
         typer.echo(f"iclr25: warning: serving on {host}, but only requests for {', '.join(LOCAL_HOSTS)} "
                    "are answered; add --allow-host NAME", err=True)
-    typer.echo(f"serving on http://{host}:{port}/")
-    settings = {"softmatcha_index_dir": indexes} if indexes else {}
-    uvicorn.run(create_app(reports_dir=reports, settings=settings, allowed_hosts=hosts), host=host, port=port,
+    typer.echo(f"serving on http://{host}:{port}/ ({n} worker process{'es' if n > 1 else ''})")
+    # the worker processes build the app from this (uvicorn needs an import string to start several)
+    os.environ[SERVE_ENV] = json.dumps({"reports": str(reports.resolve()), "hosts": hosts,
+                                        "indexes": str(indexes.resolve()) if indexes else None})
+    uvicorn.run("iclr25.core.web:app_from_env", factory=True, host=host, port=port, workers=n,
                 log_level="warning")
 
 

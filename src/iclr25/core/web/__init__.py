@@ -20,6 +20,16 @@ CORE_TEMPLATES = Path(__file__).parent / "templates"
 # Host names the app answers to by default: a page on another name that resolves to 127.0.0.1 (DNS
 # rebinding) gets 400, not our pages and APIs. `iclr25 serve --allow-host` adds names.
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
+SERVE_ENV = "ICLR25_SERVE"  # `iclr25 serve`'s settings, for each of its worker processes
+
+
+def app_from_env() -> FastAPI:
+    """The app `iclr25 serve` runs in each worker process, from the settings it left in $ICLR25_SERVE."""
+    import json
+    import os
+    cfg = json.loads(os.environ[SERVE_ENV])
+    settings = {"softmatcha_index_dir": Path(cfg["indexes"])} if cfg.get("indexes") else {}
+    return create_app(reports_dir=Path(cfg["reports"]), settings=settings, allowed_hosts=cfg["hosts"])
 
 
 def paper_templates(directory: Path) -> Jinja2Templates:
