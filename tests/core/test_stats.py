@@ -49,3 +49,14 @@ def test_interval_to_measured_and_str():
     iv = Interval(0.5, 0.4, 0.6, 3)
     assert iv.to_measured("acc") == {"acc": 0.5, "acc_lo": 0.4, "acc_hi": 0.6, "acc_n": 3}
     assert str(iv) == "0.5 [0.4, 0.6] (n=3)"
+
+
+def test_quantiles_need_no_scipy_and_match_it():
+    from scipy import stats
+
+    from iclr25.core.stats import binomial_pass_rate, normal_quantile, t_quantile
+    for df in (1, 2, 3, 4, 9, 29, 200):
+        for p in (0.025, 0.5, 0.9, 0.975, 0.999):
+            assert abs(t_quantile(p, df) - stats.t.ppf(p, df)) < 1e-9
+    assert abs(normal_quantile(0.975) - stats.norm.ppf(0.975)) < 1e-12
+    assert abs(binomial_pass_rate(24, 0.5, 23) - stats.binom.sf(22, 24, 0.5)) < 1e-15

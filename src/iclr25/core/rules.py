@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from iclr25.core.claims import Verdict
+from iclr25.core.stats import normal_quantile, t_quantile
 
 NOT, PART, REPR = 0, 1, 2  # verdict codes, ordered: all_of is a min/max over them
 _CODE = {NOT: Verdict.NOT_REPRODUCED, PART: Verdict.PARTIAL, REPR: Verdict.REPRODUCED}
@@ -45,10 +46,9 @@ def _g(x: float) -> str:
 
 
 def _t_half(sd: np.ndarray, n: int) -> np.ndarray:
-    from scipy import stats
     if n < 2:
         return np.full_like(sd, np.inf)
-    return float(stats.t.ppf(0.5 + LEVEL / 2, n - 1)) * sd / math.sqrt(n)
+    return t_quantile(0.5 + LEVEL / 2, n - 1) * sd / math.sqrt(n)
 
 
 def _sub(text: str, c: str) -> str:
@@ -181,18 +181,19 @@ class Share(_Spec):
         return x.mean(axis=1) if x.shape[1] else np.full(len(x), np.nan)
 
     def interval(self, d: Data) -> tuple[np.ndarray, np.ndarray]:
-        from scipy import stats
         x = d[self.key]
         n = x.shape[1]
         if n == 0:
             nan = np.full(len(x), np.nan)
             return nan, nan
-        z = float(stats.norm.ppf(0.5 + LEVEL / 2))
+        z = normal_quantile(0.5 + LEVEL / 2)
         p = x.mean(axis=1)
         den = 1 + z * z / n
         centre = (p + z * z / (2 * n)) / den
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-        return np.maximum(0.0, centre - half), np.minimum(1.0, centre + half)
+        lo = np.where(p == 0, 0.0, np.maximum(0.0, centre - half))  # Wilson's ends are exactly 0 and 1
+        hi = np.where(p == 1, 1.0, np.minimum(1.0, centre + half))
+        return lo, hi
 
     def words(self) -> str:
         ch = f"; chance {_g(self.chance)}" if self.chance is not None else ""
@@ -218,8 +219,7 @@ class Value(_Spec):
         v = self.point(d)
         if not self.se:
             return v, v
-        from scipy import stats
-        half = float(stats.norm.ppf(0.5 + LEVEL / 2)) * d[self.se][:, 0]
+        half = normal_quantile(0.5 + LEVEL / 2) * d[self.se][:, 0]
         return v - half, v + half
 
     def words(self) -> str:
