@@ -19,7 +19,7 @@ PROFILE ?= quick
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,ray,bench]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[all,dev,bench]'
 	$(BIN)/pip install --quiet --no-deps $(NO_DEPS)
 	touch $@
 

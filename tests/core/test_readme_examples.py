@@ -64,7 +64,7 @@ def _run(block: Block, workdir: Path, where: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("readme", READMES, ids=lambda p: p.parent.name if p.name == "README.md" else p.name)
+@pytest.mark.parametrize("readme", READMES, ids=lambda p: "top" if p.parent == ROOT else p.parent.name)
 def test_readme_blocks_run(readme: Path, tmp_path):
     found = blocks(readme.read_text(encoding="utf-8"))
     if not found:

@@ -26,7 +26,9 @@ app = typer.Typer(help="iclr25: 19 ICLR 2025 papers as runnable methods and hone
 def papers(
     json_out: Annotated[bool, typer.Option("--json", help="one JSON list, for scripts")] = False,
 ) -> None:
-    """List the 19 papers: slug, the verdicts of their committed full-profile records, and their README."""
+    """List the 19 papers: slug, whether its extra is installed, the verdicts of its committed full-profile
+    record, and its README."""
+    from iclr25.core.extras import missing
     from iclr25.core.records import load_record
     rows = []
     for p in registry.PAPERS:
@@ -35,7 +37,7 @@ def papers(
         for f in record.get("findings", []):
             counts[f["verdict"]] = counts.get(f["verdict"], 0) + 1
         rows.append({"number": p.number, "slug": p.slug, "title": p.title, "full_record": counts,
-                     "readme": str(p.readme), "cli": p.has_cli})
+                     "readme": str(p.readme), "cli": p.has_cli, "missing": missing(p.slug)})
     if json_out:
         import json
         typer.echo(json.dumps(rows, indent=2))
@@ -43,15 +45,19 @@ def papers(
 
     def tally(r: dict) -> str:
         return ", ".join(f"{n} {v}" for v, n in sorted(r["full_record"].items())) or "no record"
+
+    def installed(r: dict) -> str:
+        return "installed" if not r["missing"] else f"pip install 'iclr25[{r['slug']}]'"
     if not sys.stdout.isatty():  # a pipe gets plain tab-separated lines: whole cells, no box drawing
         for r in rows:
-            typer.echo(f"{r['number']:02d}\t{r['slug']}\t{tally(r)}\t{r['readme']}\t{r['title']}")
+            typer.echo(f"{r['number']:02d}\t{r['slug']}\t{installed(r)}\t{tally(r)}\t{r['readme']}\t"
+                       f"{r['title']}")
         return
     from rich.console import Console
     from rich.table import Table
-    t = Table("#", "slug", "full-profile record", "README", "title")
+    t = Table("#", "slug", "installed", "full-profile record", "README", "title")
     for r in rows:
-        t.add_row(f"{r['number']:02d}", r["slug"], tally(r), r["readme"], r["title"])
+        t.add_row(f"{r['number']:02d}", r["slug"], installed(r), tally(r), r["readme"], r["title"])
     Console().print(t)
 
 
@@ -216,9 +222,18 @@ def _paper_command(argv: list[str]) -> Callable[[], object] | None:
     p = next((p for p in registry.PAPERS if p.has_cli and len(argv) > 1 and p.slug == argv[1]), None)
     if p is None:
         return None
-    group = typer.main.get_command(importlib.import_module(f"iclr25.{p.slug}.cli").app)
-    group.help = _paper_help(p)
-    return lambda: group(args=argv[2:], prog_name=f"iclr25 {p.slug}", standalone_mode=False)
+
+    def run() -> object:
+        try:
+            group = typer.main.get_command(importlib.import_module(f"iclr25.{p.slug}.cli").app)
+            group.help = _paper_help(p)
+            return group(args=argv[2:], prog_name=f"iclr25 {p.slug}", standalone_mode=False)
+        except ImportError as e:  # the paper's extra is not installed: say which, in one line
+            if (e.name or "").split(".")[0] in ("iclr25", ""):
+                raise
+            from iclr25.core.extras import missing_message
+            raise UserError(missing_message(p.slug, e)) from None
+    return run
 
 
 def run_guarded(command: Callable[[], object], prog: str = "iclr25") -> NoReturn:

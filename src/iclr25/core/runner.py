@@ -59,6 +59,12 @@ def run_paper(slug: str, profile: str, out: Path, backend: str = "serial",
         ctx = RunContext(seed=seed, profile=profile, out_dir=run_dir, backend=backend,
                          ray_address=ray_address)
         findings = [f.to_dict() for f in paper.reproduce(profile, ctx)]
+    except ImportError as e:  # the paper's extra is not installed
+        if (e.name or "iclr25").split(".")[0] == "iclr25":
+            error = traceback.format_exc()
+        else:
+            from iclr25.core.extras import missing_message
+            error = missing_message(slug, e)
     except Exception:  # a paper's failure is a row in the report, not a crash of the run
         error = traceback.format_exc()
     wall = time.perf_counter() - t0
@@ -84,6 +90,7 @@ def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial"
     after it) and returned with `stopped` set: the report then shows their last completed run, if any,
     and their committed full record."""
     from rich.console import Console
+    from rich.markup import escape
     console = Console(stderr=True, soft_wrap=True)  # a piped status line stays one line
     jobs = max(1, min(jobs, len(slugs)))
     paper_backend = "serial" if jobs > 1 and backend == "process" else backend
@@ -96,7 +103,7 @@ def reproduce(slugs: list[str], profile: str, out: Path, backend: str = "serial"
         if r.stopped:
             status[r.slug] = f"[yellow]⏸ stopped: over the {budget_s / 60:g}-min budget[/yellow]"
         elif r.error:
-            last = r.error.strip().splitlines()[-1]
+            last = escape(r.error.strip().splitlines()[-1])
             status[r.slug] = f"[red]✗ error after {r.wall_s:.0f} s: {last}[/red]"
         else:
             tally = ", ".join(f"{n} {v}" for v, n in sorted(r.counts.items()))

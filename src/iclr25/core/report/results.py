@@ -108,7 +108,12 @@ def _load_one(info: registry.PaperInfo, out: Path, records: bool) -> PaperResult
     else:
         path, profile = None, None
     full, full_local = _full_record(info, out) if records else (None, False)
-    current = registry.claims(info.slug)
+    try:
+        current = registry.claims(info.slug)
+    except ImportError as e:  # a paper whose extra is not installed here
+        from iclr25.core.extras import missing_message
+        return PaperResult(info.number, info.slug, info.title, "not installed",
+                           error=missing_message(info.slug, e))
     rows = [ClaimRow(c.key, c.statement, c.paper, c.criterion, timing=c.timing, rule_hash=c.rule_hash,
                      rule_spec=c.rule.spec() if c.rule is not None else None) for c in current]
     try:
