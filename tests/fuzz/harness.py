@@ -10,6 +10,7 @@ import io
 import os
 import resource
 import signal
+import stat
 import time
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ class Outcome:
 
 
 _GIB = 1 << 30
+DEVICES = ("/dev/null", "/dev/full")  # offered as output paths: written through, never replaced
 CALLS: collections.Counter = collections.Counter()  # outcome kind -> calls this session (make fuzz prints it)
 
 
@@ -98,4 +100,7 @@ def problems(o: Outcome, grep_like: bool = False) -> list[str]:
         found.append(f"exit code {o.code}")
     if "Traceback (most recent call last)" in o.err + o.out:
         found.append("traceback printed")
+    for device in DEVICES:  # an output onto a device must write through it, never replace it with a file
+        if not stat.S_ISCHR(os.stat(device).st_mode):
+            found.append(f"{device} is no longer a character device")
     return found

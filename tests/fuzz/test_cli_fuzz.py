@@ -7,6 +7,7 @@ parameters (found by introspecting the command) with values drawn from pools by 
 from __future__ import annotations
 
 import importlib
+import os
 import tempfile
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from tests.conftest import shared_data
 from iclr25.core import registry
 
 from . import specs
-from .harness import invoke, problems
+from .harness import DEVICES, invoke, problems
 
 INTS = ["-1", "0", "1", "-5", "1000000000", "9223372036854775808", "1e7", "x"]
 FLOATS = ["nan", "inf", "-inf", "-1", "0", "1e300", "-1e-300", "1", "x"]
@@ -74,8 +75,10 @@ def _pool(param, nasty: dict) -> list:
     many = param.nargs == -1 or param.multiple
     if getattr(param, "is_flag", False) or kind == "boolean":
         return [True, False]
-    if kind == "path":
+    if kind == "path" or param.name in OUTPUT_NAMES:
         paths = [str(p) for p in nasty.values()]
+        if param.name in OUTPUT_NAMES:  # outputs also go to devices (reading /dev/full would never end)
+            paths += list(DEVICES)
         return [[p] for p in paths] if many else paths
     if "int" in kind:
         return [[x] for x in INTS] if many else INTS
@@ -128,3 +131,28 @@ def test_base_invocation_is_valid(command, valid, tmp_path, monkeypatch):
     outcome = invoke(argv, timeout=300)
     assert outcome.code == 0, (argv, outcome.err[-1500:])
     assert Path(tmp_path).is_dir()
+
+
+# every command under `make fuzz`; the first command of each paper otherwise (each call is a process)
+CLOSED_STDIN = sorted(BY_COMMAND) if os.environ.get("ICLR25_FUZZ_EXAMPLES") else sorted(
+    {c.split()[0]: c for c in sorted(BY_COMMAND, reverse=True)}.values())
+
+
+@pytest.mark.parametrize("command", CLOSED_STDIN)
+def test_closed_standard_input_is_an_error_not_a_crash(command, valid, tmp_path):
+    """The base invocation with standard input closed (`<&-`): it succeeds or says so in one line."""
+    import shlex
+    import subprocess
+    import sys
+    spec, cmd = BY_COMMAND[command], COMMANDS.get(command)
+    if cmd is None:
+        pytest.skip(f"{command} is not a command")
+    if spec.needs:
+        shared_data(spec.needs)
+    argv = command.split() + _argv(cmd, _fill(dict(spec.base), valid[spec.slug], str(tmp_path)))
+    iclr25 = Path(sys.executable).parent / "iclr25"
+    proc = subprocess.run(f"{shlex.quote(str(iclr25))} {shlex.join(argv)} <&-", shell=True, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    lines = [li for li in proc.stderr.splitlines() if li.strip() and not li.startswith("iclr25: warning:")]
+    assert proc.returncode == 0 or (proc.returncode == 2 and len(lines) == 1), (argv, proc.stderr[-1500:])
+    assert "Traceback" not in proc.stderr

@@ -6,7 +6,7 @@ from ..spec import Spec
 
 SPECS = [
     Spec("hive run", {"query": "find the named entities in: Ada Lovelace lives in London",
-                      "registry": "{registry}", "prefs": "{prefs}", "report": "{tmp}/report.md",
+                      "registry": "{registry}", "prefs": "{prefs}", "out": "{tmp}/report.md",
                       "domain_dir": "{domains}", "planner": "pyperplan", "base_dir": "{tmp}",
                       "out_dir": "{tmp}/out"}),
     Spec("hive plan", {"domains": ["text_tools"], "goal": "(GetNER input_text)", "domain_dir": "{domains}",
