@@ -121,3 +121,13 @@ def test_deeply_nested_findings_file_is_damaged_not_a_crash(reports):
     hive = next(r for r in load_results(out) if r.slug == "hive")
     assert hive.status == "damaged" and str(out) not in hive.error
     build_report(out)
+
+
+def test_the_report_of_a_fresh_clone_shows_only_figures_that_exist(tmp_path):
+    """A fresh clone has the committed records and no runs: every image the report's pages show exists."""
+    import re
+    build_report(tmp_path)
+    pages = list(tmp_path.glob("*.html"))
+    srcs = [src for page in pages for src in re.findall(r'<img[^>]* src="([^"]+)"', page.read_text())]
+    assert len(pages) == 20
+    assert [s for s in srcs if not (tmp_path / s).is_file()] == []
