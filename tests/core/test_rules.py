@@ -18,6 +18,7 @@ from iclr25.core.rules import (
     KOf,
     Mean,
     Named,
+    Not,
     Rule,
     Share,
     Test,
@@ -205,3 +206,13 @@ def test_not_testable_claim_needs_a_not_testable_finding():
         _paper(f, claims).decide(f, "quick")
     ok = [Finding.not_testable("k", "GPU-days")]
     assert _paper(ok, claims).decide(ok, "smoke")[0].verdict is Verdict.NOT_TESTABLE
+
+
+def test_not_gives_a_three_way_comparison():
+    """Win when the interval lies below 0, loss above, tie (PARTIAL) when it straddles."""
+    d = Diff("a", "b")
+    rule = Rule(Test(d, "<", 0), partial=Not(Test(d, ">", 0)))
+    assert rule.decide({"a": [1, 1.1, 0.9], "b": [2, 2.1, 1.9]}) is R
+    assert rule.decide({"a": [2, 2.1, 1.9], "b": [1, 1.1, 0.9]}) is N
+    assert rule.decide({"a": [1, 2, 0.5], "b": [1, 1, 1]}) is P
+    assert from_spec(rule.spec()).spec() == rule.spec() and "not (" in rule.prose()

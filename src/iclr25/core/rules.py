@@ -339,6 +339,22 @@ class KOf(_Spec):
 
 
 @dataclass(frozen=True)
+class Not(_Spec):
+    """The condition fails (a PARTIAL "not a loss": the interval does not lie wholly on the wrong side)."""
+
+    cond: Any
+
+    def holds(self, d: Data) -> np.ndarray:
+        return ~self.cond.holds(d)
+
+    def tests(self) -> list[Test]:
+        return self.cond.tests()
+
+    def words(self) -> str:
+        return f"not ({self.cond.words()})"
+
+
+@dataclass(frozen=True)
 class Named(_Spec):
     """A condition with a short name, so a rule that uses it twice (REPRODUCED and PARTIAL) says it once."""
 
@@ -361,6 +377,8 @@ class Named(_Spec):
 def _named(cond: Any) -> list[Named]:
     if isinstance(cond, Named):
         return cond.named()
+    if isinstance(cond, Not):
+        return _named(cond.cond)
     return [n for p in getattr(cond, "parts", ()) for n in _named(p)]
 
 
@@ -368,7 +386,7 @@ def _paren(p: Any) -> str:
     return f"({p.words()})" if isinstance(p, All | AnyOf | KOf) else p.words()
 
 
-Condition = Test | All | AnyOf | KOf | Named
+Condition = Test | All | AnyOf | KOf | Named | Not
 
 
 # ---- rules: verdicts over draws -------------------------------------------------------------------
@@ -811,7 +829,7 @@ def describe_null(rule: RuleLike) -> str:
             parts.append(f"{u.keys[0]} at its bound")
     return "no effect: " + "; ".join(parts) if parts else "no effect"
 
-_TYPES: dict[str, type] = {c.__name__: c for c in (Mean, Diff, Share, Value, Test, Rule, Named)}
+_TYPES: dict[str, type] = {c.__name__: c for c in (Mean, Diff, Share, Value, Test, Rule, Named, Not)}
 
 
 def from_spec(spec: Mapping[str, Any]) -> Rule | AllOf | Each | None:
