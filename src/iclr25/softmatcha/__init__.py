@@ -5,7 +5,7 @@ any corpus word whose embedding is cosine-close to it; all matches are enumerate
 >>> from iclr25.softmatcha import Index
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "corpus.txt").write_text("And the king of Israel said\\nthe king of Syria came\\n")
->>> idx = Index.from_files([d / "corpus.txt"], d / "corpus.smidx")   # GloVe 6B 50-d by default
+>>> idx = Index.from_files([d / "corpus.txt"], d / "corpus.smidx")   # GloVe 6B 50-d (post-processed)
 >>> [(m.line, m.matched_text) for m in idx.search("the king of israel", threshold=0.8)]
 [(1, 'the king of Israel'), (2, 'the king of Syria')]
 
@@ -16,9 +16,10 @@ from iclr25.core.lazy import lazy_package
 
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "build": ["BuildConfig"],
+    "claims": ["CLAIMS"],
     "corpus": ["kjv_lines", "kjv_path", "zipf_corpus"],
-    "embeddings": ["DEFAULT_EMBEDDINGS", "Embeddings", "load_embeddings"],
-    "experiments": ["CLAIMS", "run"],
+    "embeddings": ["DEFAULT_EMBEDDINGS", "Embeddings", "all_but_the_top", "load_embeddings"],
+    "experiments": ["run"],
     "index": ["Index", "SearchConfig", "SoftIndex"],
     "results": ["Match", "SearchResult", "Variant"],
     "scan": ["soft_grep"],

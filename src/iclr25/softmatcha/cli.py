@@ -27,7 +27,9 @@ app = typer.Typer(help="SoftMatcha: soft (embedding-aware) grep over corpora.", 
                   add_completion=False, pretty_exceptions_enable=False)
 
 KJV = "kjv"  # names the built-in default corpus (King James Bible, Debian bible-kjv)
+DEFAULT_EMB = "glove-6b-50d-abtt3"  # embeddings.DEFAULT_EMBEDDINGS (not imported: numpy stays unloaded)
 MAX_WIDTH = 10_000
+DEFAULT_RUNTIME = 60.0  # seconds a ranked search (edits, wildcards, variants) may run before it stops
 
 Threshold = Annotated[str | None, typer.Option(
     "--threshold", "-t", help="alpha in [0,1] for every token, or one per token: 1.0,0.7,0.7 (1 = exact); "
@@ -54,6 +56,10 @@ MaxDelete = Annotated[int, count("pattern tokens a match may skip (ranked path; 
                                  MAX_EDITS, low=0, flag="--max-delete")]
 Penalty = Annotated[float, typer.Option("--penalty", help="score factor per insertion or deletion, "
                                                          "in (0, 1]")]
+MaxRuntime = Annotated[float | None, typer.Option(
+    "--max-runtime", help="seconds a ranked search (--variants, edits, wildcards) may run (default 60): past "
+                          "it --variants prints the best found so far and says it is partial; other output "
+                          "stops with an error. Exit 2 either way")]
 Offset = Annotated[int, count("skip this many matches first (paging)", 10**12, low=0, flag="--offset")]
 Limit = Annotated[int | None, count("print at most this many matches (a page; with --offset)", 10**9,
                                     flag="--limit")]
@@ -65,8 +71,24 @@ Hidden = Annotated[bool, typer.Option("--hidden", help="also read hidden files a
                                                        "walking folders")]
 Binary = Annotated[bool, typer.Option("--binary", help="also read binary files (NUL bytes); skipped with a "
                                                        "warning by default")]
+Emb = Annotated[str, typer.Option("--emb", help="glove-6b-50d-abtt3 (default: GloVe 6B 50-d, centred, top 3 "
+                                                 "principal directions removed), glove-6b-50d (as released), "
+                                                 "minilm-l6-input, or a word2vec/GloVe text file")]
+RemoveTop = Annotated[int, typer.Option("--remove-top", min=0, max=64,
+                                        help="post-process a --emb FILE: centre it and remove its top N "
+                                             "principal directions (all-but-the-top; the default has 3)")]
+MixPunct = Annotated[bool, typer.Option("--mix-punctuation", help="let pattern words match punctuation and "
+                                                                  "punctuation match words (off: each class "
+                                                                  "matches only its own)")]
 TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="glove (default: GloVe-compatible, king's -> "
                                                                "king 's), moses or word")]
+
+
+def _closed_pipe() -> None:
+    """The reader went away (`| head -1`): what it read was found, as grep and ripgrep exit then."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not raise again
+    raise typer.Exit(0)
 
 
 def _thresholds(raw: str | None) -> float | list[float] | None:
@@ -80,7 +102,15 @@ def _thresholds(raw: str | None) -> float | list[float] | None:
     return vals[0] if len(vals) == 1 else vals
 
 
-def _index_for(path: str, verify: str = "auto"):
+def _embeddings(emb: str, remove_top: int):
+    """The --emb table, post-processed when --remove-top asks (a file; named tables say it in their name)."""
+    if not remove_top:
+        return emb
+    from iclr25.softmatcha.embeddings import load_embeddings
+    return load_embeddings(emb).postprocessed(remove_top)
+
+
+def _index_for(path: str, verify: str = "auto", mix_punctuation: bool = False):
     """The index a command names. One query per process: no neighbour lists are kept (see SearchConfig)."""
     from iclr25.softmatcha.index import Index, SearchConfig
     if path == KJV and not Path(path).exists():
@@ -88,7 +118,7 @@ def _index_for(path: str, verify: str = "auto"):
         idx = kjv_index(verify=verify)
     else:
         idx = Index.load(path, verify=verify)
-    idx.config = SearchConfig(list_cache=0)
+    idx.config = SearchConfig(list_cache=0, mix_punctuation=mix_punctuation)
     return idx
 
 
@@ -120,32 +150,89 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
         for m in res[offset:limit]:
             out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
     else:
-        ms = res[offset:limit]
-        i = 0
-        while i < len(ms):
-            m = ms[i]
-            prefix = (f"{m.source}:" if with_filename else "") + (f"{m.line}:" if line_number else "")
-            if only_matching:
-                out.write(prefix + hi(m.matched_text) + "\n")
-                i += 1
-                continue
-            j = i  # all matches on this line: print it once, every match highlighted (as grep)
-            while j < len(ms) and (ms[j].source, ms[j].line) == (m.source, m.line):
-                j += 1
-            text, pos, parts = m.text, 0, []
-            for k in range(i, j):
-                a, b = ms[k].char_span
-                if a < pos:  # overlapping soft matches: highlight the union
-                    a = pos
-                parts += [text[pos:a], hi(text[a:b])]
-                pos = max(pos, b)
-            parts.append(text[pos:])
-            out.write(prefix + "".join(parts) + "\n")
-            i = j
+        _print_lines(out, res[offset:limit], hi, line_number, with_filename, only_matching, False)
     out.flush()
     if stats:
         typer.echo(f"{res.count} hits in {res.seconds * 1000:.1f} ms", err=True)
     raise typer.Exit(0 if limit > 0 else 1)
+
+
+def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bool, only_matching: bool,
+                 count: bool, count_matches: bool, json_out: bool, max_count: int | None, color: str,
+                 stats: bool, quiet: bool, offset: int, page: int | None) -> None:
+    """The plain (unranked) output as grep produces it: hits in corpus order, printed window by window
+    as they are found (`Index.search_stream`), memory bounded by a window's hits; counts add up the
+    windows without keeping any hit; -q and -m stop at the first hits they need."""
+    import time
+    t0 = time.perf_counter()
+    hi = _highlighter(color, max_count)
+    st = idx.search_stream(pattern, thr)
+    for w in st.warnings:
+        typer.echo(f"iclr25: warning: {w}", err=True)
+    stop = max_count  # hits to consider (-m), then the page [offset, offset + page)
+    end = None if page is None else offset + page
+    if stop is not None:
+        end = stop if end is None else min(end, stop)
+    seen = found = lines = 0
+    out = sys.stdout
+    for res in st.chunks():
+        n = res.count
+        a, b = max(0, offset - seen), n if end is None else max(0, min(n, end - seen))
+        seen += n
+        if b > a:
+            found += b - a
+            if quiet:
+                break
+            if count_matches:
+                pass
+            elif count:
+                ln = res.line_indices()[a:b]  # sorted; a line never spans two windows
+                lines += int(ln.size and 1 + (ln[1:] != ln[:-1]).sum())
+            else:
+                _print_lines(out, res[a:b], hi, line_number, with_filename, only_matching, json_out)
+                out.flush()
+        if end is not None and seen >= end:
+            break
+    if count_matches:
+        out.write(f"{found}\n")
+    elif count:
+        out.write(f"{lines}\n")
+    out.flush()
+    if stats:
+        typer.echo(f"{found} hits in {(time.perf_counter() - t0) * 1000:.1f} ms", err=True)
+    raise typer.Exit(0 if found > 0 else 1)
+
+
+def _print_lines(out, ms, hi, line_number: bool, with_filename: bool, only_matching: bool,
+                 json_out: bool) -> None:
+    """Matches in corpus order as grep prints them: each line once, every match on it highlighted
+    (`-o`: each match alone; `--json`: one object per match)."""
+    if json_out:
+        import json
+        for m in ms:
+            out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
+        return
+    i = 0
+    while i < len(ms):
+        m = ms[i]
+        prefix = (f"{m.source}:" if with_filename else "") + (f"{m.line}:" if line_number else "")
+        if only_matching:
+            out.write(prefix + hi(m.matched_text) + "\n")
+            i += 1
+            continue
+        j = i  # all matches on this line: print it once, every match highlighted (as grep)
+        while j < len(ms) and (ms[j].source, ms[j].line) == (m.source, m.line):
+            j += 1
+        text, pos, parts = m.text, 0, []
+        for k in range(i, j):
+            a, b = ms[k].char_span
+            if a < pos:  # overlapping soft matches: highlight the union
+                a = pos
+            parts += [text[pos:a], hi(text[a:b])]
+            pos = max(pos, b)
+        parts.append(text[pos:])
+        out.write(prefix + "".join(parts) + "\n")
+        i = j
 
 
 def _highlighter(color: str, max_count: int | None):
@@ -177,9 +264,10 @@ def _emit_ranked(idx, pattern: str, threshold: str | None, *, variants: bool, to
                  max_insert: int, max_delete: int, penalty: float, offset: int, page: int | None,
                  max_count: int | None, line_number: bool, with_filename: bool, only_matching: bool,
                  count: bool, count_matches: bool, json_out: bool, kwic: bool, color: str, stats: bool,
-                 quiet: bool) -> None:
-    """The ranked path: `--variants` prints Rank | Count | Score | Edits | String; otherwise the
-    occurrences in rank order (variant by variant), paged by --offset/--limit (and -m)."""
+                 quiet: bool, max_runtime: float | None = None) -> None:
+    """The ranked path: `--variants` prints Rank | Count | Score | Edits | String; otherwise the hits,
+    one per start position (the best variant there), in corpus order as grep prints them, paged by
+    --offset/--limit (and -m)."""
     import time
 
     from iclr25.core.errors import UserError
@@ -190,59 +278,58 @@ def _emit_ranked(idx, pattern: str, threshold: str | None, *, variants: bool, to
         raise UserError("--kwic lists plain searches: drop --variants, --max-insert/--max-delete and "
                         "wildcards")
     t0 = time.perf_counter()
+    budget = DEFAULT_RUNTIME if max_runtime is None else finite(max_runtime, "--max-runtime", 0.0, 86_400.0,
+                                                                low_open=True)
     cfg = VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete,
-                        penalty=finite(penalty, "--penalty", 0.0, 1.0, low_open=True))
-    thr = _thresholds(threshold)
+                        penalty=finite(penalty, "--penalty", 0.0, 1.0, low_open=True), max_seconds=budget)
+    # the k most similar variants need no threshold: without -t, --variants ranks every variant (alpha 0)
+    thr = _thresholds(threshold) if threshold is not None or not variants else 0.0
     _, warns = idx.elements(pattern, thr)
     for w in warns:
         typer.echo(f"iclr25: warning: {w}", err=True)
     out = sys.stdout
-    if variants or count or count_matches:
-        from itertools import islice
-        it = idx.iter_variants(pattern, thr, cfg)
-        rows = list(islice(it, top_k)) if variants else list(it)
+    if variants:
+        from iclr25.softmatcha.variants import OverBudget
+        rows: list = []
+        partial = None
+        try:
+            for v in idx.iter_variants(pattern, thr, cfg):
+                rows.append(v)
+                if len(rows) >= top_k:
+                    break
+        except OverBudget as e:
+            partial = e
         found = sum(v.count for v in rows)
-        if quiet:
-            pass
-        elif variants:
+        if not quiet:
             out.write(f"{'rank':>4}  {'count':>8}  {'score':>6}  {'edits':>5}  string\n")
             for i, v in enumerate(rows, 1):
                 out.write(f"{i:>4}  {v.count:>8}  {v.score:6.4f}  {f'+{v.inserted}/-{v.deleted}':>5}  "
                           f"{v.string}\n")
-        elif count_matches:
-            out.write(f"{found if max_count is None else min(found, max_count)}\n")
-        else:
-            import numpy as np
-            ranges = idx.suffix_ranges
-            pos = np.concatenate([ranges.positions(*v.sa_range) for v in rows] or [np.empty(0, np.int64)])
-            out.write(f"{np.unique(np.searchsorted(idx.line_starts, pos, side='right')).size}\n")
+        if partial is not None:
+            out.flush()
+            typer.echo(f"iclr25: partial: {len(rows)} of the {top_k} variants asked for, the best found in "
+                       f"{partial.seconds:g} s (--max-runtime); the ranking above is exact, the rest unknown",
+                       err=True)
+            raise typer.Exit(2)
     else:
-        stop = None if max_count is None else max_count
-        size = page if page is not None else stop
-        if stop is not None and size is not None:
-            size = max(0, min(size, stop - offset))
-        found, at, step = 0, offset, 4096
-        while size is None or found < size:
-            want = step if size is None else min(step, size - found)
-            if want <= 0:
-                break
-            pg = idx.occurrences(pattern, thr, offset=at, limit=want, config=cfg)
-            for m in pg.matches:
-                if quiet:
-                    continue
-                prefix = (f"{m.source}:" if with_filename else "") + (f"{m.line}:" if line_number else "")
-                if json_out:
-                    import json
-                    out.write(json.dumps(m.to_dict(), ensure_ascii=False) + "\n")
-                elif only_matching:
-                    out.write(prefix + hi(m.matched_text) + "\n")
-                else:
-                    a, b = m.char_span
-                    out.write(prefix + m.text[:a] + hi(m.text[a:b]) + m.text[b:] + "\n")
-            found += len(pg.matches)
-            at += len(pg.matches)
-            if not pg.more:
-                break
+        # one hit per start position (the best variant there), printed in corpus order like grep
+        import numpy as np
+        hits = idx.hits(pattern, thr, cfg)
+        stop = hits.count if max_count is None else min(max_count, hits.count)
+        end = stop if page is None else min(stop, offset + page)
+        sel = np.arange(min(offset, end), end)
+        found = int(sel.size)
+        lines = np.searchsorted(idx.line_starts, hits.positions[sel], side="right") - 1
+        if quiet:
+            pass
+        elif count_matches:
+            out.write(f"{found}\n")
+        elif count:
+            out.write(f"{int(np.unique(lines).size)}\n")
+        else:
+            ms = [idx._match_at(int(hits.positions[i]), int(hits.lengths[i]),
+                                hits.variants[int(hits.variant[i])].score) for i in sel]
+            _print_lines(out, ms, hi, line_number, with_filename, only_matching, json_out)
     out.flush()
     if stats:
         typer.echo(f"{found} hits in {(time.perf_counter() - t0) * 1000:.1f} ms (ranked)", err=True)
@@ -254,8 +341,7 @@ def index(
     files: Annotated[list[Path], typer.Argument(help="text files or folders (one document line per line); "
                                                      "- reads standard input")],
     output: Annotated[Path, typer.Option("--output", "-o", help="index folder to write")],
-    emb: Annotated[str, typer.Option("--emb", help="glove-6b-50d, minilm-l6-input or a word2vec text file")
-                   ] = "glove-6b-50d",
+    emb: Emb = DEFAULT_EMB, remove_top: RemoveTop = 0,
     tokenizer: TokenizerOpt = "glove",
     force: Annotated[bool, typer.Option("--force", "-f", help="replace an existing index")] = False,
     hidden: Hidden = False, binary: Binary = False,
@@ -266,7 +352,8 @@ def index(
     from iclr25.softmatcha.index import Index
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        idx = Index.build(output, files=files, embeddings=emb, tokenizer=tokenizer, overwrite=force,
+        idx = Index.build(output, files=files, embeddings=_embeddings(emb, remove_top), tokenizer=tokenizer,
+                          overwrite=force,
                           hidden=hidden, binary=binary)
     for w in caught:
         typer.echo(f"iclr25: warning: {w.message}", err=True)
@@ -286,23 +373,34 @@ def search(
     variants: Variants = False, max_count: MaxCount = None, color: Color = "auto", stats: Stats = False,
     quiet: Quiet = False, top_k: TopK = 20, score: ScoreOpt = "min", max_insert: MaxInsert = 0,
     max_delete: MaxDelete = 0, penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None,
+    mix_punctuation: MixPunct = False, max_runtime: MaxRuntime = None,
 ) -> None:
     """Search an index for PATTERN: every window whose tokens are each close enough to the pattern's.
     `*` or `_` in PATTERN match any one token; with --variants, --max-insert/--max-delete or a wildcard
     the answer comes from the suffix array, best-scoring variant first."""
     _check_ranked_options(score, penalty)
-    idx = _index_for(index_path)
-    if _is_ranked(idx, pattern, variants, max_insert, max_delete):
-        _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
-                     max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset, page=limit,
-                     max_count=max_count, line_number=line_number, with_filename=with_filename,
-                     only_matching=only_matching, count=count, count_matches=count_matches,
-                     json_out=json_out, kwic=kwic, color=color, stats=stats, quiet=quiet)
-    res = idx.search(pattern, _thresholds(threshold), warn=False)
-    _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
-          count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
-          variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet, offset=offset,
-          page=limit)
+    idx = _index_for(index_path, mix_punctuation=mix_punctuation)
+    try:
+        if _is_ranked(idx, pattern, variants, max_insert, max_delete):
+            _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
+                         max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset,
+                         page=limit, max_count=max_count, line_number=line_number,
+                         with_filename=with_filename,
+                         only_matching=only_matching, count=count, count_matches=count_matches,
+                         json_out=json_out, kwic=kwic, color=color, stats=stats, quiet=quiet,
+                         max_runtime=max_runtime)
+        if not kwic:
+            _emit_stream(idx, pattern, _thresholds(threshold), line_number=line_number,
+                         with_filename=with_filename, only_matching=only_matching, count=count,
+                         count_matches=count_matches, json_out=json_out, max_count=max_count, color=color,
+                         stats=stats, quiet=quiet, offset=offset, page=limit)
+        res = idx.search(pattern, _thresholds(threshold), warn=False)
+        _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
+              count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
+              variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet, offset=offset,
+              page=limit)
+    except BrokenPipeError:
+        _closed_pipe()
 
 
 @app.command()
@@ -314,35 +412,48 @@ def grep(
     json_out: Json = False, kwic: Kwic = False, sort: Sort = "none", width: Width = 40,
     variants: Variants = False, max_count: MaxCount = None, color: Color = "auto", stats: Stats = False,
     quiet: Quiet = False,
-    emb: Annotated[str, typer.Option("--emb", help="embeddings name or word2vec text file")] = "glove-6b-50d",
+    emb: Emb = DEFAULT_EMB, remove_top: RemoveTop = 0, mix_punctuation: MixPunct = False,
     tokenizer: TokenizerOpt = "glove", hidden: Hidden = False, binary: Binary = False,
     top_k: TopK = 20, score: ScoreOpt = "min", max_insert: MaxInsert = 0, max_delete: MaxDelete = 0,
-    penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None,
+    penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None, max_runtime: MaxRuntime = None,
 ) -> None:
     """Soft grep without an index (scans every window; fine for files up to a few million tokens).
     Wildcards, --variants and --max-insert/--max-delete build an in-memory suffix array (see search)."""
     import warnings
+    from dataclasses import replace
 
     from iclr25.softmatcha.scan import memory_corpus
     _check_ranked_options(score, penalty)
     thr = _thresholds(threshold)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        idx = memory_corpus(files, embeddings=emb, tokenizer=tokenizer, hidden=hidden, binary=binary)
+        idx = memory_corpus(files, embeddings=_embeddings(emb, remove_top), tokenizer=tokenizer,
+                            hidden=hidden, binary=binary)
+    idx.config = replace(idx.config, mix_punctuation=mix_punctuation)
     for w in idx.read_warnings:
         typer.echo(f"iclr25: warning: {w}", err=True)
     with_filename = with_filename or len(idx.meta["sources"]) > 1
-    if _is_ranked(idx, pattern, variants, max_insert, max_delete):
-        _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
-                     max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset, page=limit,
-                     max_count=max_count, line_number=line_number, with_filename=with_filename,
-                     only_matching=only_matching, count=count, count_matches=count_matches,
-                     json_out=json_out, kwic=kwic, color=color, stats=stats, quiet=quiet)
-    res = idx.search(pattern, thr, warn=False)
-    _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
-          count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
-          variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet, offset=offset,
-          page=limit)
+    try:
+        if _is_ranked(idx, pattern, variants, max_insert, max_delete):
+            _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
+                         max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset,
+                         page=limit, max_count=max_count, line_number=line_number,
+                         with_filename=with_filename,
+                         only_matching=only_matching, count=count, count_matches=count_matches,
+                         json_out=json_out, kwic=kwic, color=color, stats=stats, quiet=quiet,
+                         max_runtime=max_runtime)
+        if not kwic:
+            _emit_stream(idx, pattern, thr, line_number=line_number, with_filename=with_filename,
+                         only_matching=only_matching, count=count, count_matches=count_matches,
+                         json_out=json_out, max_count=max_count, color=color, stats=stats, quiet=quiet,
+                         offset=offset, page=limit)
+        res = idx.search(pattern, thr, warn=False)
+        _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
+              count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
+              variants=variants, max_count=max_count, color=color, stats=stats, quiet=quiet, offset=offset,
+              page=limit)
+    except BrokenPipeError:
+        _closed_pipe()
 
 
 @app.command()

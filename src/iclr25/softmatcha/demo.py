@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from iclr25.softmatcha.embeddings import DEFAULT_EMBEDDINGS
 from iclr25.softmatcha.index import Index
+from iclr25.softmatcha.tokenize import DEFAULT_TOKENIZER
 
 
-def kjv_index(embeddings: str = "glove-6b-50d", tokenizer: str = "glove", verify: str = "auto") -> Index:
-    """The KJV (Debian `bible-kjv`) indexed with GloVe 6B 50-d; built on first use (~2 s), then loaded."""
+def kjv_index_name(embeddings: str = DEFAULT_EMBEDDINGS, tokenizer: str = DEFAULT_TOKENIZER) -> str:
+    """`kjv` for the defaults, `kjv-<tokenizer>-<embeddings>` otherwise (the folder under the index cache,
+    which is also the name the web page lists)."""
+    return "kjv" if (embeddings, tokenizer) == (DEFAULT_EMBEDDINGS, DEFAULT_TOKENIZER) \
+        else f"kjv-{tokenizer}-{embeddings}"
+
+
+def kjv_index(embeddings: str = DEFAULT_EMBEDDINGS, tokenizer: str = DEFAULT_TOKENIZER,
+              verify: str = "auto") -> Index:
+    """The KJV (Debian `bible-kjv`) indexed with GloVe 6B 50-d (all-but-the-top); built on first use
+    (~2 s), then loaded."""
     from iclr25.core.runtime import cache_dir
     from iclr25.softmatcha.corpus import kjv_path
-    out = cache_dir() / "softmatcha" / "indexes" / f"kjv-{tokenizer}-{embeddings}"
+    out = cache_dir() / "softmatcha" / "indexes" / kjv_index_name(embeddings, tokenizer)
     idx = Index.load_or_build(out, embeddings=embeddings, verify=verify, files=[kjv_path()],
                               tokenizer=tokenizer)
     if "sa" not in idx.meta["arrays"]:  # cached before format v3: rebuilt once to store its suffix array

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from iclr25.core.errors import UserError
-from iclr25.softmatcha.embeddings import NAMED_EMBEDDINGS, Embeddings, WordLookup, load_embeddings
+from iclr25.softmatcha.embeddings import (
+    NAMED_EMBEDDINGS,
+    Embeddings,
+    WordLookup,
+    load_embeddings,
+    split_abtt,
+)
 from iclr25.softmatcha.index_format import auto_level, open_array, read_meta, verify_files
 from iclr25.softmatcha.inputs import expand_files, read_lines
 from iclr25.softmatcha.pattern import WILDCARDS
@@ -50,6 +56,9 @@ class SearchConfig:
     list_floor: float = 0.5  # neighbour lists are kept down to this score (lower alphas: computed per query)
     list_cache: int = 4096  # pattern words whose neighbour lists an open index keeps (LRU); 0: none kept,
     # each list computed down to the query's alpha only (a one-shot CLI call reuses nothing)
+    # Punctuation policy: a pattern word matches only corpus words and a punctuation mark only punctuation
+    # (GloVe puts "." within 0.8 of 162 of the 2,000 most frequent words). True lifts it.
+    mix_punctuation: bool = False
 
 
 Thresholds = float | Sequence[float]
@@ -71,6 +80,11 @@ def check_thresholds(threshold: Thresholds, m: int) -> tuple[float, ...]:
 
 
 def tokenize_pattern(pattern: str | Sequence[str], tokenizer: Tokenizer, max_tokens: int) -> tuple[str, ...]:
+    raw = pattern if isinstance(pattern, str) else " ".join(map(str, pattern))
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8 reach Python as lone surrogates
+        raise UserError(f"pattern {raw.encode('utf-8', 'surrogateescape')!r} is not valid UTF-8") from None
     if isinstance(pattern, str):
         toks = tuple(tokenizer.tokenize(pattern))
     else:
@@ -124,6 +138,15 @@ class SoftSets:
         words = [i for i in sorted(range(1, len(vocab)), key=vocab.__getitem__) if _HAS_WORD(vocab[i])]
         rank[words] = np.arange(1, len(words) + 1)
         return rank
+
+    @cached_property
+    def is_word(self) -> np.ndarray:
+        """(n_types,) True for the types with a letter or digit (words), False for punctuation and the
+        separator: the classes the punctuation policy keeps apart."""
+        vocab = self.vocab
+        out = np.fromiter((bool(_HAS_WORD(w)) for w in vocab), dtype=bool, count=len(vocab))
+        out[0] = False
+        return out
 
     @cached_property
     def _type_id(self) -> dict[str, int]:
@@ -200,8 +223,12 @@ class SoftSets:
         for (tok, a, row), tid in zip(keys, tids, strict=True):
             if a >= 1.0 or row == 0:
                 out.append(exact_slot(tok, a, n_types, tid, oov=row == 0))
-            else:
-                out.append(slot_from_list(tok, a, *lists[row, floor(a)], n_types, tid))
+                continue
+            ids, sims = lists[row, floor(a)]
+            if not cfg.mix_punctuation:  # words match words, punctuation matches punctuation
+                keep = self.is_word[ids] == bool(_HAS_WORD(tok))
+                ids, sims = ids[keep], sims[keep]
+            out.append(slot_from_list(tok, a, ids, sims, n_types, tid))
         return out, warns
 
     @cached_property
@@ -328,10 +355,10 @@ class Index(SoftSets):
         built_with = meta["embeddings"]
         if embeddings is None:
             src = built_with.get("source")
-            if built_with["name"] in NAMED_EMBEDDINGS:
+            if built_with["name"] in NAMED_EMBEDDINGS or split_abtt(built_with["name"])[1]:
                 embeddings = built_with["name"]
             elif src and Path(src).is_file():
-                embeddings = src
+                embeddings = load_embeddings(src).postprocessed(int(built_with.get("remove_top") or 0))
             else:
                 raise UserError(f"index {path} was built with custom embeddings {built_with['name']!r}; "
                                 "pass the same Embeddings to load it")
@@ -422,10 +449,18 @@ class Index(SoftSets):
             raise UserError(f"offset must be >= 0 and limit > 0, got offset {offset}, limit {limit}")
         from iclr25.softmatcha.variants import page_occurrences
         t0 = time.perf_counter()
+        edits = config is not None and bool(config.max_insert or config.max_delete)
         pairs, more = page_occurrences(self.suffix_ranges, self.iter_variants(pattern, threshold, config),
-                                       offset, limit)
+                                       offset, limit, dedupe=edits)
         matches = [self._match_at(p, len(v.type_ids), v.score) for v, p in pairs]
         return OccurrencePage(matches, offset, more, time.perf_counter() - t0)
+
+    def hits(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
+             config: VariantConfig | None = None):
+        """Every hit of a ranked search (edits, wildcards), one per start position, in corpus order
+        (`variants.distinct_hits`): what `--count-matches` counts and the CLI prints."""
+        from iclr25.softmatcha.variants import distinct_hits
+        return distinct_hits(self.suffix_ranges, list(self.iter_variants(pattern, threshold, config)))
 
     def _match_at(self, pos: int, m: int, score: float) -> Match:
         ls = self.line_starts
@@ -457,6 +492,14 @@ class Index(SoftSets):
 
     def count(self, pattern: str | Sequence[str], threshold: Thresholds | None = None) -> int:
         return self.search(pattern, threshold, warn=False).count
+
+    def search_stream(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
+                      window: int = 1 << 22) -> SearchStream:
+        """The matches of `search`, produced in corpus order window by window (`search.iter_positions`):
+        the first come after one window's work and memory holds one window's hits, whatever the total.
+        `for res in index.search_stream(p).chunks(): ...` gets one `SearchResult` per window with hits."""
+        slots, warns = self.slots(pattern, threshold)
+        return SearchStream(self, slots, warns, window)
 
     # ---- display ------------------------------------------------------------------------------
     def line_tokens(self, k: int) -> np.ndarray:
@@ -517,6 +560,26 @@ class Index(SoftSets):
 
 
 SoftIndex = Index  # the name used in the spec's API sketch
+
+
+class SearchStream:
+    """A search whose hits are produced window by window, in corpus order (`Index.search_stream`)."""
+
+    def __init__(self, index: Index, slots: list[Slot], warnings: list[str], window: int) -> None:
+        self.index, self.slots, self.warnings, self.window = index, slots, warnings, window
+        self.pattern = tuple(s.token for s in slots)
+        self.thresholds = tuple(s.threshold for s in slots)
+
+    def chunks(self) -> Iterator[SearchResult]:
+        from iclr25.softmatcha.search import iter_positions
+        ix = self.index
+        scores = [s.scores for s in self.slots]
+        t0 = time.perf_counter()
+        for pos in iter_positions([s.mask for s in self.slots], ix.tokens, ix.indptr,
+                                  getattr(ix, "postings", None), ids=[s.ids for s in self.slots],
+                                  freq=ix.frequencies, window=self.window, boundaries=ix.line_starts):
+            yield SearchResult(ix, self.pattern, self.thresholds, pos, scores, time.perf_counter() - t0, {},
+                               self.warnings)
 
 
 def _resolve_embeddings(embeddings: Embeddings | str | None) -> Embeddings:

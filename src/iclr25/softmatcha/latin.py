@@ -27,27 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.core.claims import Claim, Finding, Verdict, all_of, at_least, graded
+from iclr25.core.claims import Finding
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import atomic_write, cache_dir, config_hash, timer
 
-# ---- the claim -----------------------------------------------------------------------------------
+# ---- the claim (its rule: claims.py, latin_inflection_recall) ----------------------------------------
 
-LATIN_CLAIM = Claim(
-    key="latin_inflection_recall",
-    statement="On a Latin corpus, a soft query in one inflected form also retrieves the lemma's other "
-              "inflections (fastText vectors), which exact matching misses.",
-    paper="qualitative demo on Perseus (~5M tokens) with fastText-la vectors (paper §4 / demo "
-          "softmatcha-docker-la); no recall number is given",
-    setup="over >= 10 evaluation lemmas with known paradigms, at the alpha calibrated on 2 other "
-              "lemmas (best mean F1): mean recall of all forms >= 2x mean exact-form recall, with mean "
-              "precision >= 0.5 (PARTIAL: >= 1.2x at that precision)",
-)
-
-RECALL_RATIO = 2.0  # criterion: soft recall / exact recall
-PARTIAL_RATIO = 1.2  # the direction holds: soft search finds at least 20% more forms
-MIN_PRECISION = 0.5
-MIN_LEMMAS = 10
+CLAIM_KEY = "latin_inflection_recall"
+MIN_PRECISION = 0.5  # the oracle's precision floor (claims.MIN_PRECISION)
 SPEC_ALPHA = 0.75  # the spec's fixed alpha; reported beside the calibrated one
 # Collapse check (fixed before scoring): vectors whose first principal direction holds more than half of
 # the variance, or in which a random pair of words has median cosine above 0.5, cannot separate a
@@ -574,22 +561,13 @@ def _occurs(index: Any, lem: Lemma) -> bool:
     return index.frequency(lem.lemma) > 0
 
 
-def latin_verdict(recall: float, exact: float, precision: float, n_lemmas: int) -> Verdict:
-    """REPRODUCED: soft recall >= 2x exact recall with precision >= 0.5 over >= 10 lemmas; PARTIAL: the
-    direction holds (>= 1.2x) at that precision; NOT_REPRODUCED otherwise."""
-    ok = all_of(at_least(precision, MIN_PRECISION), at_least(n_lemmas, MIN_LEMMAS))
-    if ok is not Verdict.REPRODUCED or not exact > 0:
-        return Verdict.NOT_REPRODUCED
-    return graded(recall / exact, RECALL_RATIO, PARTIAL_RATIO)
-
-
 def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = None) -> Finding:
     """Claim C on `corpus` (default: the Perseus text in shared/data) at the profile's size."""
     if profile not in PROFILES:
         raise UserError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     path = Path(corpus) if corpus is not None else perseus_path()
     if not path.is_file():
-        return Finding.not_testable(LATIN_CLAIM.key, f"Latin corpus not found at {path} (the Perseus text "
+        return Finding.not_testable(CLAIM_KEY, f"Latin corpus not found at {path} (the Perseus text "
                                     "of shared/data/11-softmatcha); pass your own corpus path")
     config = PROFILES[profile]
     seed = getattr(ctx, "seed", 0)
@@ -600,7 +578,7 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
     health["vector_anisotropy"] = float(getattr(index.embeddings, "raw_anisotropy", float("nan")))
     if health["top_pc_share"] > MAX_TOP_PC_SHARE or health["median_cos_random_pairs"] > MAX_MEDIAN_COS:
         return Finding.not_testable(
-            LATIN_CLAIM.key, f"the fastText vectors trained here collapsed (first direction "
+            CLAIM_KEY, f"the fastText vectors trained here collapsed (first direction "
             f"{health['top_pc_share']:.0%} of the variance, need <= {MAX_TOP_PC_SHARE:.0%}; median cosine of "
             f"random word pairs {health['median_cos_random_pairs']:.2f}, need <= {MAX_MEDIAN_COS}): no "
             f"threshold can separate a lemma's forms with them, so the claim is not scored", **health)
@@ -610,7 +588,6 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
     recall = _mean(s.recall for s in scores)
     exact = _mean(s.exact_recall for s in scores)
     precision = _mean(s.precision for s in scores)
-    verdict = latin_verdict(recall, exact, precision, len(scores))
     spec = res["at_spec"]
     fp_c, look_c, _ = res["noise_calibrated"]
     fp_s, look_s, ex_s = res["noise_spec"]
@@ -618,6 +595,9 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
     oracle_ratio, oracle_alpha = res["oracle"]
     measured: dict[str, float | int | str] = {
         "alpha_calibrated": res["alpha"], "n_lemmas": len(scores), "corpus_tokens": index.n_tokens,
+        "latin_recall_soft": [s.recall for s in scores],
+        "latin_recall_exact": [s.exact_recall for s in scores],
+        "latin_precision": [s.precision for s in scores],
         "recall_soft": recall, "recall_exact": exact,
         "recall_ratio": recall / exact if exact else float("inf"),
         "precision": precision,
@@ -645,4 +625,4 @@ def measure_latin(profile: str, ctx: Any, corpus: str | os.PathLike | None = Non
                f"{res['lookalike_beats_forms']}/{len(scores)} lemmas a non-form outranks the median form; "
                f"at alpha 0.75 look-alikes are {measured['lookalike_share_of_false_hits_at_0.75']:.0%} of "
                f"false hits (e.g. {noise.split('; ')[0] or 'none'})")
-    return Finding(LATIN_CLAIM.key, verdict, measured, summary)
+    return Finding.measure(CLAIM_KEY, measured, summary)

@@ -179,3 +179,65 @@ def scan_positions(masks: list[np.ndarray], tokens: np.ndarray) -> np.ndarray:
             break
         ok &= masks[i][tokens[i:i + n]]
     return np.flatnonzero(ok).astype(np.int64)
+
+
+def iter_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarray | None = None,
+                   postings: np.ndarray | None = None, ids: list[np.ndarray | None] | None = None,
+                   freq: np.ndarray | None = None, window: int = 1 << 22, dense_fraction: float = 0.08,
+                   boundaries: np.ndarray | None = None):
+    """`find_positions` in corpus order, window by window of the forward array: yields the sorted start
+    positions in [a, a + window) for a = 0, window, ..., so the first hits come after one window's work
+    and memory holds one window's hits, whatever the total (grep-like streaming; `| head -1` stops it).
+    Within a window the candidates come from the rarest slot's postings sliced to the window (each type's
+    postings are sorted: two binary searches per type), or from a scan of the window when that slot is
+    dense or there are no postings (`soft_grep`). `boundaries` (the separators' positions, sorted): windows
+    end on them, so no line's hits are split between two windows."""
+    m = len(masks)
+    n_pos = tokens.shape[0]
+    n_win = n_pos - m + 1
+    if n_win <= 0:
+        return
+    ids = ids or [None] * m
+    if freq is None and indptr is not None:
+        freq = np.diff(np.asarray(indptr))
+    if freq is not None:
+        costs = [slot_cost(mk, freq, ix) for mk, ix in zip(masks, ids, strict=True)]
+        if min(costs) == 0:
+            return
+        r = int(np.argmin(costs))
+        dense = postings is None or costs[r] > dense_fraction * n_pos
+    else:
+        r, dense, costs = 0, True, [0] * m
+    rest = sorted((i for i in range(m) if i != r), key=lambda i: costs[i])
+    if not dense:
+        rarest = np.sort(ids[r] if ids[r] is not None else np.flatnonzero(masks[r]))
+        starts = np.asarray(indptr[rarest], dtype=np.int64)
+        ends = np.asarray(indptr[rarest + 1], dtype=np.int64)
+        keep = ends > starts
+        rarest, starts, ends = rarest[keep], starts[keep], ends[keep]
+    a = 0
+    while a < n_win:
+        b = min(n_win, a + window)
+        if boundaries is not None and b < n_win:
+            k = int(np.searchsorted(boundaries, b))
+            b = min(n_win, int(boundaries[k]) if k < boundaries.size else n_win)
+        lo_a, a = a, b
+        if dense:
+            cand = lo_a + np.flatnonzero(masks[r][tokens[lo_a + r:b + r]]).astype(np.int64)
+        else:
+            parts = []
+            for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+                lst = postings[s:e]
+                lo, hi = np.searchsorted(lst, [lo_a + r, b + r])
+                if hi > lo:
+                    parts.append(np.asarray(lst[lo:hi], dtype=np.int64))
+            if not parts:
+                continue
+            cand = np.concatenate(parts) - r
+            cand.sort()
+        for i in rest:
+            if cand.size == 0:
+                break
+            cand = cand[masks[i][tokens[cand + i]]]
+        if cand.size:
+            yield cand

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -41,6 +42,17 @@ class VariantConfig:
     max_delete: int = 0
     penalty: float = 0.9  # lambda: each insertion or deletion multiplies the score by it
     max_states: int = 2_000_000  # prefixes expanded per query before it is refused as too broad
+    max_seconds: float | None = None  # wall-clock budget: past it the search stops (OverBudget)
+
+
+class OverBudget(UserError):
+    """A ranked search ran past its time budget. The variants yielded before it are the best there are
+    (they come in score order); what follows them was not looked at."""
+
+    def __init__(self, seconds: float, expanded: int) -> None:
+        super().__init__(f"the search ran past its budget of {seconds:g} s ({expanded:,} prefixes expanded); "
+                         "raise the threshold, lower the edits or allow more time (--max-runtime)")
+        self.seconds, self.expanded = seconds, expanded
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,7 @@ def ranked_variants(ranges: SuffixRanges, elements: Sequence[Element], cfg: Vari
     pending: list[RankedVariant] = []
     pending_score = None
     expanded = 0
+    deadline = None if cfg.max_seconds is None else time.monotonic() + cfg.max_seconds
 
     def push(base: float, i: int, d: int, lo: int, hi: int, ins: int, dele: int, last_ins: bool) -> None:
         prio = base * lam ** (ins + dele)
@@ -140,6 +153,9 @@ def ranked_variants(ranges: SuffixRanges, elements: Sequence[Element], cfg: Vari
             continue
         seen.add(key)
         expanded += 1
+        if deadline is not None and expanded % 256 == 0 and time.monotonic() > deadline:
+            yield from _flush(pending)  # scored >= everything still on the heap
+            raise OverBudget(float(cfg.max_seconds), expanded)  # type: ignore[arg-type]
         if expanded > cfg.max_states:
             raise UserError(f"the query expands more than {cfg.max_states} prefixes; raise the threshold "
                             "or lower the edits")
@@ -198,16 +214,30 @@ def merge_ranked(parts: Iterable[Sequence[RankedVariant]], k: int | None) -> lis
     return ranked if k is None else ranked[:k]
 
 
-def page_occurrences(ranges: SuffixRanges, it: Iterator[RankedVariant], offset: int, limit: int
-                     ) -> tuple[list[tuple[RankedVariant, int]], bool]:
+def page_occurrences(ranges: SuffixRanges, it: Iterator[RankedVariant], offset: int, limit: int,
+                     dedupe: bool = False) -> tuple[list[tuple[RankedVariant, int]], bool]:
     """Occurrences [offset, offset + limit) in rank order (variant by variant; within a variant in
     suffix-array order, i.e. sorted by the text that follows). Walks only the variants up to the page:
-    O(variants before it + page), not O(all hits). Returns ((variant, position) pairs, more_after)."""
+    O(variants before it + page), not O(all hits). `dedupe` (searches with insertions or deletions): a
+    position already taken by a better-ranked variant is not a hit again (`distinct_hits`), which costs
+    O(hits before the page). Returns ((variant, position) pairs, more_after)."""
     out: list[tuple[RankedVariant, int]] = []
     seen = 0
+    taken: set[int] = set()
     for v in it:
         if len(out) >= limit:
             return out, True
+        if dedupe:
+            fresh = [int(p) for p in ranges.positions(*v.sa_range) if int(p) not in taken]
+            taken.update(fresh)
+            if seen + len(fresh) > offset:
+                start = max(0, offset - seen)
+                take = fresh[start:start + limit - len(out)]
+                out += [(v, p) for p in take]
+                if start + len(take) < len(fresh) and len(out) >= limit:
+                    return out, True
+            seen += len(fresh)
+            continue
         if seen + v.count > offset:
             a = v.sa_range[0] + max(0, offset - seen)
             b = min(v.sa_range[1], a + limit - len(out))
@@ -216,3 +246,34 @@ def page_occurrences(ranges: SuffixRanges, it: Iterator[RankedVariant], offset: 
                 return out, True
         seen += v.count
     return out, False
+
+
+@dataclass(frozen=True)
+class Hits:
+    """The hits of a ranked (edit or wildcard) search, one per start position: of the variants that match
+    at a position, the hit is the best-ranked one (highest score; then more occurrences, then the string),
+    and its matched span is that variant's length. Arrays in corpus order."""
+
+    positions: np.ndarray  # (n,) int64 start positions, ascending
+    lengths: np.ndarray  # (n,) int64 matched tokens
+    variant: np.ndarray  # (n,) int64 index into `variants` (rank order)
+    variants: list[RankedVariant]
+
+    @property
+    def count(self) -> int:
+        return int(self.positions.size)
+
+
+def distinct_hits(ranges: SuffixRanges, ranked: Sequence[RankedVariant]) -> Hits:
+    """One hit per start position over `ranked` (all variants, best first): the first variant in rank
+    order that occurs at a position takes it. Distinct strings of one length never share a start, so only
+    insertions and deletions (strings of several lengths) can put two variants at one position."""
+    if not ranked:
+        e = np.empty(0, np.int64)
+        return Hits(e, e, e, [])
+    pos = np.concatenate([ranges.positions(*v.sa_range) for v in ranked])
+    which = np.repeat(np.arange(len(ranked)), [v.count for v in ranked])
+    uniq, first = np.unique(pos, return_index=True)  # `first`: the best-ranked variant at each position
+    which = which[first]
+    lengths = np.array([len(v.type_ids) for v in ranked], dtype=np.int64)[which]
+    return Hits(uniq.astype(np.int64), lengths, which.astype(np.int64), list(ranked))

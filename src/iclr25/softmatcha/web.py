@@ -23,6 +23,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -49,6 +50,9 @@ HEAVY_WAIT_SECONDS = 30.0
 MAX_VARIANTS = 50
 MAX_RANKED = 1000  # variants per /variants call
 MAX_OPEN_INDEXES = 4
+RANKED_BUDGET_S = 10.0  # a ranked request (variants, edits, wildcards) stops here and frees its lane
+COUNT_BUDGET_S = 0.5  # a ranked page's total count is counted on this long, then given as ">= N"
+VARIANT_TABLE_MAX_HITS = 200_000  # a plain search's variants table groups at most this many hits
 INDEX_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -104,22 +108,45 @@ def list_indexes(root: Path) -> list[dict[str, Any]]:
     return out
 
 
+def index_stamp(path: Path) -> tuple:
+    """What identifies the files of the index at `path` as they are now: (name, inode, mtime, size) of
+    every file in the folder (and in each shard's folder). A republished index (a new folder swapped in),
+    an edited or a truncated file changes it. Costs one stat per file (~10 per index: microseconds)."""
+    out = []
+    folders = [path] + sorted(d for d in path.iterdir() if d.is_dir() and d.name.startswith("shard-")) \
+        if (path / "sharded.json").is_file() else [path]
+    for folder in folders:
+        with os.scandir(folder) as it:
+            for e in it:
+                if e.is_file(follow_symlinks=False):
+                    st = e.stat(follow_symlinks=False)
+                    out.append((folder.name, e.name, st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(sorted(out))
+
+
 class _OpenIndexes:
-    """A small LRU of opened (memory-mapped) indexes, shared by the request threads."""
+    """A small LRU of opened (memory-mapped) indexes, shared by the request threads. Every request checks
+    the index's files (`index_stamp`): when they changed since it was opened (republished with `index -f`,
+    edited, truncated) the index is opened again, with the load's verification, so a request is answered
+    from what is on disk now or refused (409), never from a stale or shrunken mapping."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._open: OrderedDict[Path, Any] = OrderedDict()
+        self._open: OrderedDict[Path, tuple[Any, tuple]] = OrderedDict()
 
     def get(self, path: Path) -> Any:
+        stamp = index_stamp(path)
         with self._lock:
             if path in self._open:
-                self._open.move_to_end(path)
-                return self._open[path]
+                idx, was = self._open[path]
+                if was == stamp:
+                    self._open.move_to_end(path)
+                    return idx
+                del self._open[path]  # changed on disk: open it again below
         idx = _load(path)  # outside the lock: loading can take a while
         with self._lock:
-            self._open[path] = idx
+            self._open[path] = (idx, stamp)
             self._open.move_to_end(path)
             while len(self._open) > self.size:
                 self._open.popitem(last=False)
@@ -351,7 +378,7 @@ def page(request: Request) -> Response:
     root = index_root(request)
     templates = paper_templates(TEMPLATES_DIR)
     return templates.TemplateResponse(request, "softmatcha.html", {
-        "indexes": list_indexes(root), "root": str(root), "max_page": MAX_PAGE, "page": DEFAULT_PAGE,
+        "indexes": list_indexes(root), "max_page": MAX_PAGE, "page": DEFAULT_PAGE,
         "max_pattern": MAX_PATTERN_CHARS, "max_edits": MAX_EDITS, "static": False})
 
 
@@ -399,9 +426,12 @@ def api_search(
             "count": res.count, "seconds": res.seconds, "offset": offset, "limit": limit,
             "next_offset": nxt, "warnings": list(res.warnings),
             "hits": [hit_json(m, context, root) for m in page_hits]}
-        if variants:
+        if variants and res.count <= VARIANT_TABLE_MAX_HITS:
             out["variants"] = [{"string": v.string, "count": v.count, "min_score": round(v.min_score, 4),
                                 "mean_score": round(v.mean_score, 4)} for v in res.variants(MAX_VARIANTS)]
+        elif variants:  # grouping every hit would cost O(hits): the ranked table is O(variants shown)
+            out["variants_note"] = (f"{res.count:,} hits: too many to group here; the ranked variants "
+                                    "(/api/softmatcha/variants) list the best strings with exact counts")
     # plain JSON types throughout: rendered directly, not walked by FastAPI's encoder (2 ms of a ~5 ms
     # request for a page of 50 hits)
     return JSONResponse(out)
@@ -409,26 +439,64 @@ def api_search(
 
 def _ranked_search(idx: Any, index: str, pattern: str, alphas: float | list[float], offset: int, limit: int,
                    context: int, cfg: Any, variants: bool) -> dict[str, Any]:
-    from iclr25.softmatcha.variants import page_occurrences
+    """One page of hits in variant rank order (one hit per start position: `variants.distinct_hits`), at
+    O(variants up to the page) cost; the total count is then counted on for at most COUNT_BUDGET_S and
+    reported as a lower bound ("count_complete": false) when cut. The whole request stops at
+    RANKED_BUDGET_S (`VariantConfig.max_seconds`): the lane is freed and the answer says so."""
+    import numpy as np
+
+    from iclr25.softmatcha.variants import OverBudget, page_occurrences
     t0 = time.perf_counter()
+    edits = bool(cfg.max_insert or cfg.max_delete)
+    seen: list[Any] = []
+
+    def recording(it: Iterator[Any]) -> Iterator[Any]:
+        for v in it:
+            seen.append(v)
+            yield v
+
     with ranked_lane(idx, pattern):
-        ranked = list(run_variants(idx, pattern, alphas, cfg))
-        pairs, more = page_occurrences(idx.suffix_ranges, iter(ranked), offset, limit)
+        try:
+            _, warns = idx.elements(pattern, alphas)  # the OOV warnings a plain search gives too
+        except UserError as e:
+            raise HTTPException(422, str(e)) from None
+        it = recording(run_variants(idx, pattern, alphas, cfg))
+        try:
+            pairs, more = page_occurrences(idx.suffix_ranges, it, offset, limit, dedupe=edits)
+        except OverBudget as e:
+            raise HTTPException(503, str(e).replace(" (--max-runtime)", ""),
+                                headers={"Retry-After": "5"}) from None
         hits = [idx._match_at(p, len(v.type_ids), v.score) for v, p in pairs]
-    count, root = sum(v.count for v in ranked), source_root(idx)
+        complete = True
+        stop = time.perf_counter() + COUNT_BUDGET_S
+        try:
+            for _ in it:  # count on, within the budget
+                if time.perf_counter() > stop:
+                    complete = False
+                    break
+        except OverBudget:
+            complete = False
+        ranges = idx.suffix_ranges
+        if edits:
+            pos = [ranges.positions(*v.sa_range) for v in seen]
+            count = int(np.unique(np.concatenate(pos)).size) if pos else 0
+        else:
+            count = sum(v.count for v in seen)
+    root = source_root(idx)
     out: dict[str, Any] = {
         "index": index, "pattern": idx.tokenizer.tokenize(pattern), "thresholds": alphas, "count": count,
-        "seconds": time.perf_counter() - t0, "offset": offset, "limit": limit,
-        "next_offset": offset + limit if more else None, "warnings": [], "ranked": True,
+        "count_complete": complete, "seconds": time.perf_counter() - t0, "offset": offset, "limit": limit,
+        "next_offset": offset + limit if more else None, "warnings": list(warns), "ranked": True,
         "hits": [hit_json(m, context, root) for m in hits]}
     if variants:
-        out["variants"] = [dict(v.to_dict(), rank=i) for i, v in enumerate(ranked[:MAX_VARIANTS], 1)]
+        out["variants"] = [dict(v.to_dict(), rank=i) for i, v in enumerate(seen[:MAX_VARIANTS], 1)]
     return out
 
 
 def variant_config(score: str, max_insert: int, max_delete: int) -> Any:
     from iclr25.softmatcha.variants import VariantConfig
-    return VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete)
+    return VariantConfig(score=score, max_insert=max_insert, max_delete=max_delete,
+                         max_seconds=RANKED_BUDGET_S)
 
 
 @router.get("/api/softmatcha/variants", summary="Ranked variants with exact counts (suffix array)")
@@ -437,6 +505,9 @@ def api_variants(
     thresholds: ThresholdsQ = None,
     k: Annotated[int, Query(ge=1, le=MAX_RANKED, description="how many variants, best first")] = 20,
     max_insert: MaxInsertQ = 0, max_delete: MaxDeleteQ = 0, score: ScoreQ = "min",
+    max_runtime: Annotated[float | None, Query(gt=0, le=RANKED_BUDGET_S, description="seconds to search; "
+                                               "past it the best variants found so far are returned with "
+                                               "partial: true")] = None,
 ) -> JSONResponse:
     """The top-k distinct matching strings (Rank | Score | #Match | String, SoftMatcha 2's table), ranked
     by score (min or product of the token similarities, times 0.9 per edit), then count; counts are exact
@@ -444,11 +515,19 @@ def api_variants(
     idx = open_index(request, index)
     alphas = parse_thresholds(threshold, thresholds)
     t0 = time.perf_counter()
+    from iclr25.softmatcha.variants import OverBudget
+    cfg = variant_config(score, max_insert, max_delete)
+    if max_runtime is not None:
+        cfg = replace(cfg, max_seconds=min(max_runtime, RANKED_BUDGET_S))
+    top: list[Any] = []
+    partial = False
     with ranked_lane(idx, pattern):
-        top = list(itertools.islice(run_variants(idx, pattern, alphas, variant_config(score, max_insert,
-                                                                                      max_delete)), k))
+        try:
+            top.extend(itertools.islice(run_variants(idx, pattern, alphas, cfg), k))
+        except OverBudget:
+            partial = True  # the best found so far, in rank order
     return JSONResponse({"index": index, "pattern": idx.tokenizer.tokenize(pattern), "k": k, "score": score,
-                         "max_insert": max_insert, "max_delete": max_delete,
+                         "max_insert": max_insert, "max_delete": max_delete, "partial": partial,
                          "seconds": time.perf_counter() - t0,
                          "variants": [dict(v.to_dict(), rank=i) for i, v in enumerate(top, 1)]})
 

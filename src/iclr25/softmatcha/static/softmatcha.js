@@ -114,7 +114,8 @@
       tbody.textContent = "";
       addHits(body.hits);
       showVariants(ranked.variants);
-      $("sm-count").textContent = body.count.toLocaleString("en-US");
+      // a ranked page counts its total within a budget: a cut count is a lower bound
+      $("sm-count").textContent = (body.count_complete === false ? "≥ " : "") + body.count.toLocaleString("en-US");
       $("sm-time").textContent = (body.seconds * 1000).toFixed(1) + " ms";
       $("sm-summary").hidden = false;
       const w = $("sm-warnings");
