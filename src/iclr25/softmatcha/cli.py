@@ -340,7 +340,8 @@ def _emit_ranked(idx, pattern: str, threshold: str | None, *, variants: bool, to
 def index(
     files: Annotated[list[Path], typer.Argument(help="text files or folders (one document line per line); "
                                                      "- reads standard input")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="index folder to write")],
+    output: Annotated[Path | None, typer.Option("--out", "-o", help="index folder to write")] = None,
+    output_old: Annotated[Path | None, typer.Option("--output", hidden=True)] = None,
     emb: Emb = DEFAULT_EMB, remove_top: RemoveTop = 0,
     tokenizer: TokenizerOpt = "glove",
     force: Annotated[bool, typer.Option("--force", "-f", help="replace an existing index")] = False,
@@ -349,6 +350,10 @@ def index(
     """Build an index folder from FILES (atomic: an interrupted build leaves nothing that loads)."""
     import warnings
 
+    from iclr25.core.errors import UserError
+    output = output or output_old
+    if output is None:
+        raise UserError("say where to write the index: -o/--out FOLDER")
     from iclr25.softmatcha.index import Index
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
