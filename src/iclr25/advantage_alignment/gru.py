@@ -118,16 +118,17 @@ def lola_dice_update_gru(env: MarkovGame, policies: tuple[GRUPolicy, GRUPolicy],
         opts[i].step()
 
 
-def time_gru_updates(batch: int, repeats: int, seed: int, hidden: int = 32, T: int = 16) -> dict[str, float]:
-    """Median seconds per two-player update with GRU policies on the IPD (T steps): AdAlign (1 rollout,
-    critic, GAE, the AA term, actor step) and LOLA-DiCE (3 rollouts, second-order gradients).
+def time_gru_updates(batch: int, repeats: int, seed: int, hidden: int = 32, T: int = 16
+                     ) -> dict[str, list[float]]:
+    """CPU seconds (this process) per two-player update with GRU policies on the IPD (T steps), one value
+    per repeat: AdAlign (1 rollout, critic, GAE, the AA term, actor step) and LOLA-DiCE (3 rollouts,
+    second-order gradients). The two arms alternate within each repeat, so a change in the machine's load
+    hits both; CPU time rather than wall time, so other processes' load does not count.
 
-    >>> t = time_gru_updates(batch=4, repeats=1, seed=0, hidden=4, T=3); sorted(t)
-    ['adalign', 'lola_dice']
+    >>> t = time_gru_updates(batch=4, repeats=2, seed=0, hidden=4, T=3); sorted(t), len(t["adalign"])
+    (['adalign', 'lola_dice'], 2)
     """
     import time
-
-    import numpy as np
 
     from iclr25.advantage_alignment.envs import make_env
     from iclr25.advantage_alignment.train import default_config
@@ -148,13 +149,13 @@ def time_gru_updates(batch: int, repeats: int, seed: int, hidden: int = 32, T: i
     def dice_update() -> None:
         lola_dice_update_gru(env, pols, opts, batch, gen)
 
-    out = {}
-    for name, fn in (("adalign", aa_update), ("lola_dice", dice_update)):
+    arms = (("adalign", aa_update), ("lola_dice", dice_update))
+    for _, fn in arms:
         fn()  # warm-up
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
+    out: dict[str, list[float]] = {name: [] for name, _ in arms}
+    for r in range(repeats):
+        for name, fn in arms if r % 2 == 0 else arms[::-1]:  # alternate which arm goes first
+            t0 = time.process_time()
             fn()
-            times.append(time.perf_counter() - t0)
-        out[name] = float(np.median(times))
+            out[name].append(time.process_time() - t0)
     return out
