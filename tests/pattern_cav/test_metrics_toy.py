@@ -60,3 +60,23 @@ def test_latent_pattern_recovers_h_and_filters_diverge():
     p = cosine(compute_cav(a, t), h)
     r = cosine(compute_cav(a, t, "ridge", FilterConfig(grid=(1e-3,))), h)
     assert p > 0.97 and r < p - 0.1
+
+
+def test_auc_after_p_clarc_projection_is_exactly_a_half():
+    """Issue #47: after P-ClArC every score along the CAV is m0 up to rounding; the AUC ranked that noise
+    (0.45). Near-ties are ties now."""
+    rng = np.random.default_rng(3)
+    a, t = rng.normal(size=(200, 16)) * 7.3, np.repeat([0, 1], 100)
+    a[t == 1] += 4 * rng.normal(size=16)
+    v = compute_cav(a, t).vector
+    m0 = float(np.mean(a[t == 0] @ v))
+    projected = a + (m0 - a @ v)[:, None] * v / (v @ v)  # the P-ClArC map, in float64
+    scores = projected @ v
+    assert np.ptp(scores) > 0  # rounding noise is there ...
+    assert concept_auc(v, projected, t) == 0.5  # ... and is not ranked
+    assert concept_auc(v, a, t) > 0.9  # real differences still are
+
+
+def test_auc_counts_exact_ties_one_half():
+    a = np.array([[0.0], [1.0], [1.0], [2.0]])
+    assert concept_auc([1.0], a, [0, 0, 1, 1]) == 0.875  # one tied pair of four

@@ -57,15 +57,49 @@ def alignment(cav: Any, acts_with: Any, acts_without: Any | None = None) -> floa
     return float(np.mean(d[keep] @ v / (norms[keep] * np.linalg.norm(v))))
 
 
-def concept_auc(cav: Any, acts: Any, labels: Any) -> float:
-    """ROC-AUC of the concept scores CAV·a for telling concept (t = 1) from non-concept samples."""
-    from sklearn.metrics import roc_auc_score
+def tied_ranks(scores: Any, rtol: float = 1e-9) -> np.ndarray:
+    """Mid-ranks (1-based) of `scores`, where values closer than `rtol` times the scores' scale count as
+    ties: floating-point noise (a projection that sets every score to one value up to 1e-16) is not an
+    ordering.
+
+    >>> tied_ranks([0.3, 0.1, 0.3 + 1e-17, 0.2]).tolist()
+    [3.5, 1.0, 3.5, 2.0]
+    """
+    x = np.asarray(scores, dtype=np.float64).ravel()
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    scale = float(np.max(np.abs(xs))) if xs.size else 0.0
+    new_group = np.r_[True, np.diff(xs) > rtol * max(scale, np.finfo(float).tiny)]
+    group = np.cumsum(new_group) - 1  # group id per sorted position
+    pos = np.arange(1, x.size + 1, dtype=np.float64)
+    mid = np.bincount(group, weights=pos) / np.bincount(group)
+    ranks = np.empty_like(x)
+    ranks[order] = mid[group]
+    return ranks
+
+
+def concept_auc(cav: Any, acts: Any, labels: Any, rtol: float = 1e-9) -> float:
+    """ROC-AUC of the concept scores CAV·a for telling concept (t = 1) from non-concept samples (the
+    Mann–Whitney statistic; ties count one half). Scores within `rtol` of the scores' scale are ties, so
+    activations projected onto one value along the CAV (P-ClArC) give 0.5, not a ranking of rounding noise.
+
+    >>> concept_auc([1.0], [[1.0], [1.0 + 1e-15], [1.0], [1.0]], [0, 1, 0, 1])
+    0.5
+    """
     v = _vec(cav)
     a = check_acts(acts)
     t = check_labels(labels, a.shape[0], binary=True)
     if a.shape[1] != v.size:
         raise UserError(f"cav has {v.size} dims but acts has {a.shape[1]}")
-    return float(roc_auc_score(t, a @ v))
+    return auc(t, a @ v, rtol)
+
+
+def auc(labels: np.ndarray, scores: np.ndarray, rtol: float = 1e-9) -> float:
+    """Mann–Whitney ROC-AUC of `scores` for 0/1 `labels`, near-ties (see `tied_ranks`) counted one half."""
+    ranks = tied_ranks(scores, rtol)
+    pos = np.asarray(labels) == 1
+    n1, n0 = int(pos.sum()), int((~pos).sum())
+    return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
 def heldout_auc(acts: Any, labels: Any, method: str = "pattern", folds: int = 5, seed: int = 0,
@@ -79,7 +113,6 @@ def heldout_auc(acts: Any, labels: Any, method: str = "pattern", folds: int = 5,
     >>> round(heldout_auc(a, t, "pattern")[0], 2)
     0.96
     """
-    from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
 
     from iclr25.pattern_cav.cav import FilterConfig, compute_cav
@@ -94,4 +127,4 @@ def heldout_auc(acts: Any, labels: Any, method: str = "pattern", folds: int = 5,
     for tr, te in StratifiedKFold(k, shuffle=True, random_state=seed).split(a, t):
         v = compute_cav(a[tr], t[tr], method, config or FilterConfig()).vector
         scores[te] = a[te] @ v
-    return float(roc_auc_score(t, scores)), k
+    return auc(t, scores), k
