@@ -10,6 +10,7 @@ from iclr25.topograph import train
 from iclr25.topograph.data import FAMILIES, DataConfig, load_pairs, make_dataset
 from iclr25.topograph.metrics import betti_numbers
 from iclr25.topograph.train import (
+    JITTER_ARM,
     LOSSES,
     TrainConfig,
     folder_data,
@@ -46,7 +47,7 @@ def test_unet_shapes():
     assert UNet(out_ch=3, channels=(4, 8))(torch.zeros(2, 1, 16, 20)).shape == (2, 3, 16, 20)
 
 
-@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("name", (*LOSSES, JITTER_ARM))
 def test_every_arm_gives_a_finite_differentiable_loss(name):
     x = torch.randn(2, 1, 16, 16, requires_grad=True)
     y = (torch.rand(2, 16, 16) > 0.6).long()
@@ -59,8 +60,10 @@ def test_run_family_shares_the_warm_start(tmp_path, monkeypatch):
     monkeypatch.setenv("ICLR25_CACHE", str(tmp_path))
     cfg = TrainConfig(family="blobs", size=16, n_train=8, n_val=3, n_test=3, warm_iters=2, finetune_iters=1,
                       channels=(4, 8))
-    metrics, examples = run_family(cfg, n_examples=1)
-    assert set(metrics) == {"warm", *LOSSES}
+    metrics, examples, per = run_family(cfg, n_examples=1)
+    assert set(metrics) == {"warm", *LOSSES} == set(per)
+    assert all(len(v) == 3 for v in per["dice+topograph"].values())  # one value per test image
+    assert np.isclose(per["dice"]["diu"].mean(), metrics["dice"]["diu"])
     assert all(np.isfinite(v) for m in metrics.values() for v in m.values())
     assert metrics["warm"]["warm_steps"] == 2
     assert {"diu", "diu_none", "dice"} <= set(metrics["dice+topograph"])

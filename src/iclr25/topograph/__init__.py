@@ -11,7 +11,8 @@ segmentation, the strict DIU metric, and clDice / persistent-homology baselines.
 from iclr25.core.lazy import lazy_package
 
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
-    "experiments": ["CLAIMS", "run"],
+    "claims": ["CLAIMS"],
+    "experiments": ["run"],
     "graph": ["ComponentGraph", "component_graph", "critical_regions"],
     "metrics": ["betti_errors", "betti_numbers", "cldice", "dice", "diu", "diu_parts", "evaluate"],
     "losses": ["TopographLoss", "DiceTopographLoss", "DiceLoss", "DiceClDiceLoss"],

@@ -42,23 +42,39 @@ def _loss(name: str) -> torch.nn.Module:
     raise UserError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
 
 
-def time_loss(name: str, logits: torch.Tensor, target: torch.Tensor, repeats: int = 5) -> float:
-    """Median wall time (s) of forward + backward of one loss on one batch, after one warm-up call."""
-    loss_fn = _loss(name)
-    times = []
+def time_losses(names: Sequence[str], logits: torch.Tensor, target: torch.Tensor, repeats: int = 5
+                ) -> dict[str, list[float]]:
+    """CPU seconds (this process) of forward + backward of each loss on one batch, one value per repeat,
+    after one warm-up call each. The losses alternate within each repeat (the order reversed every other
+    repeat), so a change of the machine's load hits every arm; CPU time, so other processes do not count.
+
+    >>> x, y = make_batch(16, 1)
+    >>> t = time_losses(("topograph", "cripser"), x, y, repeats=2); sorted(t), len(t["topograph"])
+    (['cripser', 'topograph'], 2)
+    """
+    fns = {name: _loss(name) for name in names}
+    out: dict[str, list[float]] = {name: [] for name in names}
+    order = list(names)
     for r in range(repeats + 1):
-        x = logits.clone().requires_grad_(True)
-        t0 = time.perf_counter()
-        loss_fn(x, target).backward()
-        if r:  # the first call is warm-up
-            times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+        for name in order if r % 2 == 0 else order[::-1]:
+            x = logits.clone().requires_grad_(True)
+            t0 = time.process_time()
+            fns[name](x, target).backward()
+            if r:  # the first round is warm-up
+                out[name].append(time.process_time() - t0)
+    return out
+
+
+def time_loss(name: str, logits: torch.Tensor, target: torch.Tensor, repeats: int = 5) -> float:
+    """Median CPU time (s) of forward + backward of one loss on one batch, after one warm-up call."""
+    return float(np.median(time_losses((name,), logits, target, repeats)[name]))
 
 
 def benchmark_loss(sizes: Sequence[int] = (64, 128, 256), batch: int = 8,
                    backends: Sequence[str] = BACKENDS, repeats: int = 5, seed: int = 0,
                    family: str = "curvilinear") -> list[dict[str, float]]:
-    """One row per size: seconds per batch for each backend and the PH / Topograph ratios.
+    """One row per size: CPU seconds per batch for each backend (median of alternated repeats) and the
+    PH / Topograph ratios.
 
     >>> rows = benchmark_loss(sizes=(32,), batch=1, repeats=1)
     >>> [k for k in rows[0] if k.startswith("ratio")]
@@ -70,8 +86,9 @@ def benchmark_loss(sizes: Sequence[int] = (64, 128, 256), batch: int = 8,
     for s in sizes:
         x, y = make_batch(s, batch, seed, family)
         row: dict[str, float] = {"size": s, "batch": batch}
+        times = time_losses(backends, x, y, repeats)
         for b in backends:
-            row[f"{b}_s"] = time_loss(b, x, y, repeats)
+            row[f"{b}_s"] = float(np.median(times[b]))
         for b in backends:
             if b != "topograph" and "topograph" in backends:
                 row[f"ratio_{b}"] = row[f"{b}_s"] / row["topograph_s"]

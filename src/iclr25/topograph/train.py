@@ -28,6 +28,7 @@ from iclr25.topograph.ph import PHLoss
 from iclr25.topograph.unet import UNet
 
 LOSSES = ("dice", "dice+cldice", "dice+topograph", "dice+ph")
+JITTER_ARM = "dice+topograph+jitter"  # Dice+Topograph with uniform threshold jitter (TrainConfig.thres_noise)
 WARM_CODE_VERSION = "plateau-1"  # part of the warm-start cache key: bump when the warm-start code changes
 
 Split = tuple[np.ndarray, np.ndarray]  # images (n, 1, H, W) float32, masks (n, H, W) uint8
@@ -51,6 +52,7 @@ class TrainConfig:
     finetune_iters: int = 300         # per loss, from the warm start, the same for every arm
     finetune_lr: float = 2e-4         # fine-tuning a converged model: a smaller step than the warm start
     alpha_topograph: float = 0.5      # spec: alpha in {0.1, 0.5}
+    thres_noise: float = 0.1          # the jitter arm's uniform threshold noise (official default: none)
     alpha_ph: float = 0.05            # PH loss sums squared distances over all pairs: smaller weight
     ph_backend: str = "cripser"       # the faster PH backend for training; gudhi gives the same diagrams
     channels: tuple[int, ...] = (8, 16, 32)
@@ -86,9 +88,11 @@ def make_loss(name: str, cfg: TrainConfig) -> nn.Module:
         return DiceClDiceLoss()
     if name == "dice+topograph":
         return DiceTopographLoss(alpha=cfg.alpha_topograph, seed=cfg.seed)
+    if name == JITTER_ARM:
+        return DiceTopographLoss(alpha=cfg.alpha_topograph, thres_noise=cfg.thres_noise, seed=cfg.seed)
     if name == "dice+ph":
         return DicePHLoss(cfg.alpha_ph, cfg.ph_backend)
-    raise UserError(f"unknown loss {name!r}; choose from {', '.join(LOSSES)}")
+    raise UserError(f"unknown loss {name!r}; choose from {', '.join((*LOSSES, JITTER_ARM))}")
 
 
 def synthetic_data(cfg: TrainConfig) -> Data:
@@ -198,39 +202,53 @@ def predict(model: nn.Module, x: np.ndarray, batch: int = 32) -> np.ndarray:
     return torch.cat(out).numpy()
 
 
-def evaluate_predictions(prob: np.ndarray, y: np.ndarray, boundary: str = "pad") -> dict[str, float]:
-    """Mean of each metric over the test images (binarised at 0.5)."""
+def per_image_metrics(prob: np.ndarray, y: np.ndarray, boundary: str = "pad") -> dict[str, np.ndarray]:
+    """Every metric of every test image (binarised at 0.5), one array per metric; with boundary "pad"
+    also DIU without padding ("diu_none"), so reports can show both conventions."""
     rows = [evaluate(p > 0.5, g.astype(bool), boundary) for p, g in zip(prob, y, strict=True)]
-    out = {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
-    if boundary == "pad":  # the other convention too, so reports can show both
-        out["diu_none"] = float(np.mean([diu(p > 0.5, g.astype(bool), "none") for p, g in zip(prob, y,
-                                                                                         strict=True)]))
+    out = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    if boundary == "pad":
+        out["diu_none"] = np.array([diu(p > 0.5, g.astype(bool), "none")
+                                    for p, g in zip(prob, y, strict=True)], dtype=float)
     return out
 
 
+def evaluate_predictions(prob: np.ndarray, y: np.ndarray, boundary: str = "pad") -> dict[str, float]:
+    """Mean of each metric over the test images (binarised at 0.5)."""
+    return {k: float(v.mean()) for k, v in per_image_metrics(prob, y, boundary).items()}
+
+
+PerImage = dict[str, dict[str, np.ndarray]]  # arm -> metric -> one value per test image
+
+
 def run_family(cfg: TrainConfig, losses: tuple[str, ...] = LOSSES, n_examples: int = 0,
-               data: Data | None = None) -> tuple[dict[str, dict[str, float]], dict[str, np.ndarray]]:
+               data: Data | None = None
+               ) -> tuple[dict[str, dict[str, float]], dict[str, np.ndarray], PerImage]:
     """Warm start once (to convergence), fine-tune each loss from it on the same batches.
 
     Returns ({arm: test metrics (+ 'train_s')} with arm "warm" also holding the warm start's info,
-    examples) where examples holds the first `n_examples` test inputs ('x'), masks ('y') and each arm's
-    foreground probabilities (for figures)."""
+    examples, per-image metrics) where examples holds the first `n_examples` test inputs ('x'), masks
+    ('y') and each arm's foreground probabilities (for figures), and the per-image metrics pair every arm
+    on the same test images."""
     data = data or synthetic_data(cfg)
     xte, yte = data.test
     state, info = warm_start(cfg, data)
     prob = predict(_model(cfg, state), xte)
-    metrics: dict[str, dict[str, float]] = {"warm": {**evaluate_predictions(prob, yte), **info}}
+    per: PerImage = {"warm": per_image_metrics(prob, yte)}
+    metrics: dict[str, dict[str, float]] = {"warm": {**{k: float(v.mean()) for k, v in per["warm"].items()},
+                                                     **info}}
     examples = {"x": xte[:n_examples, 0], "y": yte[:n_examples], "warm": prob[:n_examples]}
     for name in losses:
         model = _model(cfg, state)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         _fit(model, make_loss(name, cfg), data.train, cfg.finetune_iters, cfg.batch, cfg.finetune_lr,
              cfg.seed + 7, f"{cfg.family} {name}")
-        train_s = time.perf_counter() - t0
+        train_s = time.process_time() - t0
         prob = predict(model, xte)
-        metrics[name] = {**evaluate_predictions(prob, yte), "train_s": train_s}
+        per[name] = per_image_metrics(prob, yte)
+        metrics[name] = {**{k: float(v.mean()) for k, v in per[name].items()}, "train_cpu_s": train_s}
         examples[name] = prob[:n_examples]
-    return metrics, examples
+    return metrics, examples, per
 
 
 def _model(cfg: TrainConfig, state: dict[str, torch.Tensor]) -> UNet:
@@ -251,5 +269,5 @@ def train_one(cfg: TrainConfig, loss: str, data: Data | None = None, boundary: s
     return model, {**evaluate_predictions(predict(model, data.test[0]), data.test[1], boundary), **info}
 
 
-__all__ = ["LOSSES", "Data", "TrainConfig", "folder_data", "make_loss", "run_family", "synthetic_data",
-           "train_one", "warm_start"]
+__all__ = ["JITTER_ARM", "LOSSES", "Data", "TrainConfig", "folder_data", "make_loss", "per_image_metrics",
+           "run_family", "synthetic_data", "train_one", "warm_start"]
