@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +82,26 @@ def test_screen_margin_covers_float32_rounding():
         p = v[0]
         err = np.abs(v.astype(np.float64) @ p.astype(np.float64) - (v @ p).astype(np.float64))
         assert err.max() < screen_margin(dim)
+
+
+def test_step1_uses_one_blas_thread_for_library_users(monkeypatch):
+    """Issue 51 item 7: a library user who imported numpy first has a multi-threaded BLAS; Step 1's
+    product runs on one thread anyway (and gives the same scores)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from iclr25.softmatcha import search
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    seen = []
+    real = search._one_blas_thread
+
+    def spy():
+        cm = real()
+        seen.append(cm)
+        return cm
+
+    monkeypatch.setattr(search, "_one_blas_thread", spy)
+    rng = np.random.default_rng(0)
+    t = rng.standard_normal((300, 8)).astype(np.float32)
+    p = rng.standard_normal((2, 8)).astype(np.float32)
+    got = search.soft_scores(p, t)
+    assert np.allclose(got, np.maximum(t @ p.T, 0).T, atol=1e-5)
+    assert isinstance(seen[0], threadpoolctl._ThreadpoolLimiter)

@@ -15,7 +15,7 @@ def test_word_tokenizer_is_lower_case_words_and_single_punctuation():
 
 
 def test_default_tokenizer_splits_as_glove_was_tokenized():
-    assert get_tokenizer().name == "glove-lower-v1"
+    assert get_tokenizer().name == "glove-lower-v2"
     line = "The King's men can't; well-known U.S. rates rose 3.5% to 1,000 -- ok..."
     assert GloveTokenizer().tokenize(line) == [
         "the", "king", "'s", "men", "ca", "n't", ";", "well-known", "u.s.", "rates", "rose", "3.5", "%", "to",
@@ -56,3 +56,13 @@ def test_moses_spans_cover_tokens():
 def test_unknown_tokenizer():
     with pytest.raises(UserError, match="unknown tokenizer"):
         get_tokenizer("spacy")
+
+
+def test_curly_apostrophes_read_as_ascii_ones():
+    """Issue 51 item 7: `don’t` was split into `don ’ t` (no GloVe vectors); indexes built before keep
+    their tokenizer (glove-lower-v1), so their lines re-tokenize as they were indexed."""
+    line = "I don’t know the King’s ‘men’"
+    assert get_tokenizer().tokenize(line) == ["i", "do", "n't", "know", "the", "king", "'s", "'", "men", "'"]
+    spans = get_tokenizer().char_spans(line)
+    assert line[spans[1][0]:spans[2][1]] == "don’t"  # spans point into the original text
+    assert get_tokenizer("glove-lower-v1").tokenize("don’t") == ["don", "’", "t"]

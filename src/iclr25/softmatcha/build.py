@@ -222,7 +222,7 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
 
 
 def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[str] | tuple[str, ...],
-                   out: str | os.PathLike, embeddings: Embeddings, tokenizer_name: str = "glove-lower-v1",
+                   out: str | os.PathLike, embeddings: Embeddings, tokenizer_name: str = "glove-lower-v2",
                    *, overwrite: bool = False, config: BuildConfig | None = None,
                    source: str = "<ids>") -> dict[str, Any]:
     """Build from an already tokenized corpus: `word_ids` index `words`, lines have `line_lengths`

@@ -67,6 +67,16 @@ MaxCount = Annotated[int | None, typer.Option("--max-count", "-m", help="stop af
 Color = Annotated[str, typer.Option("--color", help="auto, always or never")]
 Stats = Annotated[bool, typer.Option("--stats", help="print hits and search time to stderr")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="print nothing; the exit code says if found")]
+IgnoreCase = Annotated[bool, typer.Option("--ignore-case", "-i", help="accepted for grep's habit: matching "
+                                                                      "is always case-blind (tokens are "
+                                                                      "lower-cased)")]
+WordRegexp = Annotated[bool, typer.Option("--word-regexp", "-w", help="accepted for grep's habit: a pattern "
+                                                                      "token always matches whole tokens")]
+FilesWithMatches = Annotated[bool, typer.Option("--files-with-matches", "-l",
+                                                help="print only the names of files with a match")]
+InvertMatch = Annotated[bool, typer.Option("--invert-match", "-v", help="print the lines without a match")]
+Context = Annotated[int, typer.Option("--context", "-C", min=0, max=1000,
+                                      help="print N lines of context around each matching line")]
 Hidden = Annotated[bool, typer.Option("--hidden", help="also read hidden files and folders (.git/...) when "
                                                        "walking folders")]
 Binary = Annotated[bool, typer.Option("--binary", help="also read binary files (NUL bytes); skipped with a "
@@ -82,6 +92,13 @@ MixPunct = Annotated[bool, typer.Option("--mix-punctuation", help="let pattern w
                                                                   "matches only its own)")]
 TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="glove (default: GloVe-compatible, king's -> "
                                                                "king 's), moses or word")]
+
+
+def _plain_only(files: bool, invert: bool, context: int) -> None:
+    from iclr25.core.errors import UserError
+    if files or invert or context:
+        raise UserError("-l, -v and -C list plain searches: drop --variants, --max-insert/--max-delete and "
+                        "wildcards")
 
 
 def _closed_pipe() -> None:
@@ -113,11 +130,17 @@ def _embeddings(emb: str, remove_top: int):
 def _index_for(path: str, verify: str = "auto", mix_punctuation: bool = False):
     """The index a command names. One query per process: no neighbour lists are kept (see SearchConfig)."""
     from iclr25.softmatcha.index import Index, SearchConfig
+    labels = None
     if path == KJV and not Path(path).exists():
+        from iclr25.softmatcha.corpus import kjv_refs
         from iclr25.softmatcha.demo import kjv_index
         idx = kjv_index(verify=verify)
+        labels = kjv_refs()  # -n prints book chapter:verse
+        if len(labels) != idx.n_lines:
+            labels = None
     else:
         idx = Index.load(path, verify=verify)
+    idx.line_labels = labels
     idx.config = SearchConfig(list_cache=0, mix_punctuation=mix_punctuation)
     return idx
 
@@ -159,7 +182,8 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
 
 def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bool, only_matching: bool,
                  count: bool, count_matches: bool, json_out: bool, max_count: int | None, color: str,
-                 stats: bool, quiet: bool, offset: int, page: int | None) -> None:
+                 stats: bool, quiet: bool, offset: int, page: int | None, files: bool = False,
+                 invert: bool = False, context: int = 0) -> None:
     """The plain (unranked) output as grep produces it: hits in corpus order, printed window by window
     as they are found (`Index.search_stream`), memory bounded by a window's hits; counts add up the
     windows without keeping any hit; -q and -m stop at the first hits they need."""
@@ -173,6 +197,10 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
     end = None if page is None else offset + page
     if stop is not None:
         end = stop if end is None else min(end, stop)
+    if invert or files or (count and with_filename) or context:
+        _emit_by_line(idx, st, hi, line_number=line_number, with_filename=with_filename, count=count,
+                      quiet=quiet, files=files, invert=invert, context=context, max_count=max_count,
+                      stats=stats, t0=t0)
     seen = found = lines = 0
     out = sys.stdout
     for res in st.chunks():
@@ -189,7 +217,8 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
                 ln = res.line_indices()[a:b]  # sorted; a line never spans two windows
                 lines += int(ln.size and 1 + (ln[1:] != ln[:-1]).sum())
             else:
-                _print_lines(out, res[a:b], hi, line_number, with_filename, only_matching, json_out)
+                _print_lines(out, res[a:b], hi, line_number, with_filename, only_matching, json_out,
+                             getattr(idx, "line_labels", None))
                 out.flush()
         if end is not None and seen >= end:
             break
@@ -203,8 +232,88 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
     raise typer.Exit(0 if found > 0 else 1)
 
 
+def _emit_by_line(idx, st, hi, *, line_number: bool, with_filename: bool, count: bool, quiet: bool,
+                  files: bool, invert: bool, context: int, max_count: int | None, stats: bool,
+                  t0: float) -> None:
+    """grep's line-level outputs over a stream of hits: -l (files with a match), -c per file, -v (lines
+    without a match), -C N (context lines, '--' between groups). Hits are streamed; only the set of
+    matching lines is kept."""
+    import time
+
+    import numpy as np
+    sources = idx.meta["sources"]
+    firsts = np.array([s["first_line"] for s in sources], dtype=np.int64)
+    labels = getattr(idx, "line_labels", None)
+    matched: dict[int, list] = {}  # line -> its hits (spans), in corpus order
+    n_lines = 0
+    for res in st.chunks():
+        lines = res.line_indices()
+        for k in np.unique(lines).tolist():
+            if max_count is not None and n_lines >= max_count:
+                break
+            matched[k] = [] if (files or count or invert) else [m.char_span for m in res[
+                int(np.searchsorted(lines, k)):int(np.searchsorted(lines, k, side="right"))]]
+            n_lines += 1
+        if quiet and matched:
+            break
+        if max_count is not None and n_lines >= max_count:
+            break
+    out = sys.stdout
+
+    def src_of(k: int) -> int:
+        return int(np.searchsorted(firsts, k, side="right")) - 1
+
+    def prefix(k: int, sep: str) -> str:
+        s = sources[src_of(k)]
+        num = labels[k] if labels else str(k - s["first_line"] + 1)
+        return (f"{s['name']}{sep}" if with_filename else "") + (f"{num}{sep}" if line_number else "")
+
+    found = bool(matched) if not invert else len(matched) < idx.n_lines
+    if quiet:
+        pass
+    elif files:
+        for i in sorted({src_of(k) for k in matched}) if not invert else \
+                [i for i, s in enumerate(sources) if sum(src_of(k) == i for k in matched) < s["n_lines"]]:
+            out.write(f"{sources[i]['name']}\n")
+    elif count:
+        per = np.bincount([src_of(k) for k in matched], minlength=len(sources)) if matched else \
+            np.zeros(len(sources), dtype=np.int64)
+        for i, s in enumerate(sources):
+            n = int(s["n_lines"] - per[i]) if invert else int(per[i])
+            out.write((f"{s['name']}:" if with_filename else "") + f"{n}\n")
+    elif invert:
+        for k in range(idx.n_lines):
+            if k not in matched:
+                out.write(prefix(k, ":") + idx.line_text(k) + "\n")
+    else:  # -C N: each matching line with N lines around it (within its file), '--' between groups
+        show: set[int] = set()
+        for k in matched:
+            src = sources[src_of(k)]
+            show.update(range(max(k - context, src["first_line"]),
+                              min(k + context, src["first_line"] + src["n_lines"] - 1) + 1))
+        last = None
+        for j in sorted(show):
+            if last is not None and (j > last + 1 or src_of(j) != src_of(last)):
+                out.write("--\n")
+            last = j
+            text = idx.line_text(j)
+            if j not in matched:
+                out.write(prefix(j, "-") + text + "\n")
+                continue
+            pos, parts = 0, []
+            for a_, b_ in matched[j]:
+                a_ = max(a_, pos)
+                parts += [text[pos:a_], hi(text[a_:b_])]
+                pos = max(pos, b_)
+            out.write(prefix(j, ":") + "".join(parts) + text[pos:] + "\n")
+    out.flush()
+    if stats:
+        typer.echo(f"{len(matched)} matching lines in {(time.perf_counter() - t0) * 1000:.1f} ms", err=True)
+    raise typer.Exit(0 if found else 1)
+
+
 def _print_lines(out, ms, hi, line_number: bool, with_filename: bool, only_matching: bool,
-                 json_out: bool) -> None:
+                 json_out: bool, labels: list[str] | None = None) -> None:
     """Matches in corpus order as grep prints them: each line once, every match on it highlighted
     (`-o`: each match alone; `--json`: one object per match)."""
     if json_out:
@@ -215,7 +324,8 @@ def _print_lines(out, ms, hi, line_number: bool, with_filename: bool, only_match
     i = 0
     while i < len(ms):
         m = ms[i]
-        prefix = (f"{m.source}:" if with_filename else "") + (f"{m.line}:" if line_number else "")
+        num = labels[m.line - 1] if labels else m.line  # the KJV: book chapter:verse
+        prefix = (f"{m.source}:" if with_filename else "") + (f"{num}:" if line_number else "")
         if only_matching:
             out.write(prefix + hi(m.matched_text) + "\n")
             i += 1
@@ -378,7 +488,9 @@ def search(
     variants: Variants = False, max_count: MaxCount = None, color: Color = "auto", stats: Stats = False,
     quiet: Quiet = False, top_k: TopK = 20, score: ScoreOpt = "min", max_insert: MaxInsert = 0,
     max_delete: MaxDelete = 0, penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None,
-    mix_punctuation: MixPunct = False, max_runtime: MaxRuntime = None,
+    mix_punctuation: MixPunct = False, max_runtime: MaxRuntime = None, ignore_case: IgnoreCase = False,
+    word_regexp: WordRegexp = False, files_with_matches: FilesWithMatches = False,
+    invert_match: InvertMatch = False, context: Context = 0,
 ) -> None:
     """Search an index for PATTERN: every window whose tokens are each close enough to the pattern's.
     `*` or `_` in PATTERN match any one token; with --variants, --max-insert/--max-delete or a wildcard
@@ -387,6 +499,7 @@ def search(
     idx = _index_for(index_path, mix_punctuation=mix_punctuation)
     try:
         if _is_ranked(idx, pattern, variants, max_insert, max_delete):
+            _plain_only(files_with_matches, invert_match, context)
             _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
                          max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset,
                          page=limit, max_count=max_count, line_number=line_number,
@@ -398,7 +511,8 @@ def search(
             _emit_stream(idx, pattern, _thresholds(threshold), line_number=line_number,
                          with_filename=with_filename, only_matching=only_matching, count=count,
                          count_matches=count_matches, json_out=json_out, max_count=max_count, color=color,
-                         stats=stats, quiet=quiet, offset=offset, page=limit)
+                         stats=stats, quiet=quiet, offset=offset, page=limit, files=files_with_matches,
+                         invert=invert_match, context=context)
         res = idx.search(pattern, _thresholds(threshold), warn=False)
         _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
               count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
@@ -421,6 +535,8 @@ def grep(
     tokenizer: TokenizerOpt = "glove", hidden: Hidden = False, binary: Binary = False,
     top_k: TopK = 20, score: ScoreOpt = "min", max_insert: MaxInsert = 0, max_delete: MaxDelete = 0,
     penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None, max_runtime: MaxRuntime = None,
+    ignore_case: IgnoreCase = False, word_regexp: WordRegexp = False,
+    files_with_matches: FilesWithMatches = False, invert_match: InvertMatch = False, context: Context = 0,
 ) -> None:
     """Soft grep without an index (scans every window; fine for files up to a few million tokens).
     Wildcards, --variants and --max-insert/--max-delete build an in-memory suffix array (see search)."""
@@ -440,6 +556,7 @@ def grep(
     with_filename = with_filename or len(idx.meta["sources"]) > 1
     try:
         if _is_ranked(idx, pattern, variants, max_insert, max_delete):
+            _plain_only(files_with_matches, invert_match, context)
             _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
                          max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset,
                          page=limit, max_count=max_count, line_number=line_number,
@@ -451,7 +568,8 @@ def grep(
             _emit_stream(idx, pattern, thr, line_number=line_number, with_filename=with_filename,
                          only_matching=only_matching, count=count, count_matches=count_matches,
                          json_out=json_out, max_count=max_count, color=color, stats=stats, quiet=quiet,
-                         offset=offset, page=limit)
+                         offset=offset, page=limit, files=files_with_matches, invert=invert_match,
+                         context=context)
         res = idx.search(pattern, thr, warn=False)
         _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
               count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,

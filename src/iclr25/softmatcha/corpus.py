@@ -47,6 +47,17 @@ def kjv_path() -> Path:
     return p
 
 
+def kjv_refs() -> list[str]:
+    """Each line's book chapter:verse (`Ge1:1`, as Debian's `bible` prints it), in the order of
+    `kjv_path()`, cached beside it."""
+    from iclr25.core.runtime import atomic_write, cache_dir
+    p = cache_dir() / "softmatcha" / "corpora" / "kjv.refs"
+    if not p.is_file():
+        with atomic_write(p, "w") as f:
+            f.write("\n".join(r for r, _ in kjv_lines()) + "\n")
+    return p.read_text(encoding="utf-8").split("\n")[:-1]
+
+
 def zipf_probabilities(n_words: int, s: float = 1.0) -> np.ndarray:
     """P(rank r) proportional to 1 / r^s over ranks 1..n_words (spec: Zipf(1.0))."""
     p = 1.0 / np.arange(1, n_words + 1, dtype=np.float64) ** s

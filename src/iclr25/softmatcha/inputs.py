@@ -2,6 +2,7 @@
 
 - `-` is standard input; any readable non-folder path is read (FIFOs, so `<(cmd)` works);
 - folders are walked recursively, skipping hidden files and folders (`.git/...`) unless `hidden`;
+- a file ending in `.gz` is decompressed (gzip), as `zgrep` and `rg -z` read it;
 - a file with a NUL byte in its first 8 KiB is binary and is skipped (one warning each) unless `binary`;
 - invalid UTF-8 is replaced by U+FFFD and counted."""
 
@@ -95,4 +96,13 @@ def read_lines(path: Path, stats: ReadStats, binary: bool = False) -> Iterator[s
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror or e}") from None
     with f:
+        if str(path).endswith(".gz"):
+            import gzip
+            import zlib
+            try:
+                with gzip.open(f) as g:
+                    yield from _lines(g, str(path), stats, binary)  # type: ignore[arg-type]
+            except (OSError, EOFError, zlib.error) as e:
+                raise UserError(f"cannot read {path}: not a complete gzip file ({e})") from None
+            return
         yield from _lines(f, str(path), stats, binary)

@@ -309,7 +309,7 @@ class ShardedIndex(SoftSets):
                 raise UserError(f"cannot split {line_lengths.size} lines into {n_shards} shards")
             Index.from_token_ids(word_ids[ends[a]:ends[b]], line_lengths[a:b], words, out / f"shard-{k:03d}",
                                  embeddings, overwrite=True)
-        return cls._finish(out, n_shards, embeddings, "glove-lower-v1", "<ids>", **kw)
+        return cls._finish(out, n_shards, embeddings, "glove-lower-v2", "<ids>", **kw)
 
     @classmethod
     def _finish(cls, out: Path, n_shards: int, emb: Embeddings, tokenizer: str, source: str,

@@ -32,38 +32,52 @@ _GLOVE = re.compile(
     r"|[^\w\s]", re.IGNORECASE)
 
 
+_CURLY = str.maketrans({"\u2019": "'", "\u2018": "'"})  # ’ ‘ -> ' (same length: spans stay valid)
+
+
 class _RegexTokenizer:
-    """Lower-cased tokens from one regular expression; spans point into the original line."""
+    """Lower-cased tokens from one regular expression; spans point into the original line. `curly`:
+    typographic apostrophes read as ASCII ones (`don’t` -> `do n't`, as GloVe's training text has it)."""
 
     name = ""
+    curly = False
     _re: re.Pattern[str]
+
+    def _prep(self, line: str) -> str:
+        return line.translate(_CURLY) if self.curly else line
 
     def tokenize(self, line: str) -> list[str]:
         if line.isascii():
             return self._re.findall(line.lower())
-        return [m.group().lower() for m in self._re.finditer(line)]
+        return [m.group().lower() for m in self._re.finditer(self._prep(line))]
 
     def tokenize_lines(self, lines: Iterable[str]) -> list[list[str]]:
         return [self.tokenize(line) for line in lines]
 
     def spans(self, line: str) -> list[Span]:
         """Tokens with their character spans in `line` (not in its lower-cased copy)."""
-        return [(m.group().lower(), m.start(), m.end()) for m in self._re.finditer(line)]
+        return [(m.group().lower(), m.start(), m.end()) for m in self._re.finditer(self._prep(line))]
 
     def char_spans(self, line: str) -> list[tuple[int, int]]:
         """Only the character spans of the tokens (what a KWIC view needs), without building the tokens."""
-        return [m.span() for m in self._re.finditer(line)]
+        return [m.span() for m in self._re.finditer(self._prep(line))]
 
 
 class GloveTokenizer(_RegexTokenizer):
     """GloVe-compatible (Stanford/PTB-style) lower-cased tokens; the default.
 
-    >>> GloveTokenizer().tokenize("The King's men don't know well-known U.S. facts: 1,000...")
+    >>> GloveTokenizer().tokenize("The King's men don’t know well-known U.S. facts: 1,000...")
     ['the', 'king', "'s", 'men', 'do', "n't", 'know', 'well-known', 'u.s.', 'facts', ':', '1,000', '...']
     """
 
-    name = "glove-lower-v1"
+    name = "glove-lower-v2"  # v2: curly apostrophes as ASCII ones (v1, indexes built before, kept them)
+    curly = True
     _re = _GLOVE
+
+    def __init__(self, curly: bool = True) -> None:
+        self.curly = curly
+        if not curly:
+            self.name = "glove-lower-v1"
 
 
 class WordTokenizer(_RegexTokenizer):
@@ -134,6 +148,8 @@ def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
     including the older `moses-lower-v1` (lower-cased before Moses), so old indexes still load."""
     if name in ("glove", GloveTokenizer.name):
         return GloveTokenizer()
+    if name == "glove-lower-v1":  # indexes built before curly apostrophes were read as ASCII ones
+        return GloveTokenizer(curly=False)
     if name in ("word", WordTokenizer.name):
         return WordTokenizer()
     if name in ("moses", "moses-v2"):
