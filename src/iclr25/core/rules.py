@@ -608,6 +608,7 @@ class _Unit:
     offsets: dict[str, set[float]] = field(default_factory=dict)
     chance: float | None = None
     se_key: str = ""  # a Value's standard error: the noise of its null
+    exact: bool = True  # read only by exact Values (computed, not sampled): its null has no noise
 
 
 def _failing(op: str, bound: float) -> float:
@@ -659,6 +660,8 @@ def _units(rule: Rule | AllOf | Each) -> tuple[list[_Unit], dict[str, str]]:
             u.log = True
         if isinstance(t.est, Value) and t.est.se:
             u.se_key = t.est.se
+        if not _exact(t.est):
+            u.exact = False
     for t in tests_repr:  # only REPRODUCED's bounds matter for a false REPRODUCED
         u = units[find(t.est.reads()[0])]
         b = math.log(t.bound) if u.log and t.bound > 0 else t.bound
@@ -755,7 +758,7 @@ def _unit_plan(u: _Unit, record: Mapping[str, Any] | None, rule: RuleLike) -> tu
     """The null worlds of one unit (level × offsets) and its noise: the pooled per-unit spread of the
     record's values, split into a part shared by a unit's keys (seed effects) and a part of its own."""
     vals = {k: _record_values(record, k) for k in u.keys}
-    assumed = any(v is None for v in vals.values())
+    assumed = any(v is None for v in vals.values()) and not u.exact
     n = {k: (len(v) if v is not None else (10 if u.binary else 3)) for k, v in vals.items()}
     if u.log:
         vals = {k: (np.log(v[v > 0]) if v is not None and (v > 0).any() else None) for k, v in vals.items()}
@@ -765,6 +768,8 @@ def _unit_plan(u: _Unit, record: Mapping[str, Any] | None, rule: RuleLike) -> tu
     sd = math.sqrt(float(np.mean(var))) if var else 0.0
     if assumed and not present:
         sd = _assumed_sd(rule) if not u.log else 0.1
+    if u.exact:
+        sd = 0.0
     own = sd
     if len(u.keys) > 1 and not u.binary:  # the paired part: var(a − b) / 2 is each key's own noise
         diffs = [float(np.var(vals[a] - vals[b], ddof=1)) / 2 for a, b in itertools.combinations(u.keys, 2)

@@ -7,7 +7,8 @@ from iclr25.core.lazy import lazy_package
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "data": ["Dataset", "load_diabetes_matrix", "load_uci", "multivariate", "sinusoid", "uci_protocol"],
     "estimator": ["LOSSES", "HeteroscedasticRegressor"],
-    "experiments": ["CLAIMS", "run"],
+    "claims": ["CLAIMS"],
+    "experiments": ["run"],
     "linalg": ["sqrtm_spd"],
     "losses": ["beta_nll", "exact_w2", "faithful_loss", "gaussian_nll_diag", "gaussian_nll_full",
         "kl_calibrated_loss", "w2_bound", "w2_bound_loss", "w2_exact_loss"],
