@@ -8,9 +8,11 @@ __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "baselines": ["BASELINES", "BaselineResult", "agreement_test", "anm", "cdnl", "igci", "pc", "reci"],
     "data": ["TRUTH", "Dataset", "balance_scale", "digits", "keel_dataset", "load_table"],
     "estimator": ["RoCA"],
-    "experiments": ["CLAIMS", "run"],
+    "calibration": ["agreement_beyond_chance", "choose_threshold"],
+    "claims": ["CLAIMS"],
+    "experiments": ["run"],
     "noise": ["inject_label_noise"],
     "plots": ["plot_curve"],
     "pseudo_labels": ["align_clusters", "embed_features", "pseudo_labels"],
-    "roca": ["DirectionResult", "RoCAConfig", "detect_direction"],
+    "roca": ["DEFAULT_THRESHOLD", "DirectionResult", "RoCAConfig", "detect_direction", "fmt_slope"],
 })

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from sklearn.base import BaseEstimator
 
 from iclr25.causal_direction.pseudo_labels import Clusterer, Embed
-from iclr25.causal_direction.roca import DirectionResult, detect_direction
+from iclr25.causal_direction.roca import DEFAULT_THRESHOLD, DirectionResult, detect_direction
 
 
 class RoCA(BaseEstimator):
@@ -25,7 +25,8 @@ class RoCA(BaseEstimator):
 
     def __init__(self, embed: Embed = None, clusterer: Clusterer = "kmeans",
                  noise_rates: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4), noise: str = "idn", reps: int = 3,
-                 decision: str = "effect", threshold: float = 0.33, alpha: float = 0.05, n_init: int = 10,
+                 decision: str = "effect", threshold: float = DEFAULT_THRESHOLD, alpha: float = 0.05,
+                 n_init: int = 10,
                  random_state: int = 0, n_classes: int | None = None) -> None:
         self.embed = embed
         self.clusterer = clusterer

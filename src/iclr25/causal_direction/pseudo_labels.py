@@ -12,6 +12,8 @@ from scipy.optimize import linear_sum_assignment
 from iclr25.core.errors import UserError
 
 Embed = None | str | Callable[[np.ndarray], np.ndarray]
+CLUSTERERS = ("kmeans", "minibatch-kmeans", "gmm", "agglomerative")
+MAX_AGGLOMERATIVE_ROWS = 20_000  # Ward linkage holds an n × n distance structure
 Clusterer = str | Callable[[np.ndarray, int], np.ndarray]
 
 
@@ -62,20 +64,42 @@ def embed_features(X: np.ndarray, embed: Embed = None, random_state: int = 0) ->
 
 def cluster(Z: np.ndarray, n_clusters: int, clusterer: Clusterer = "kmeans", n_init: int = 10,
             random_state: int = 0) -> np.ndarray:
-    """Cluster ids (n,) from P(X) only. "kmeans": k-means++ with `n_init` restarts; a callable
-    f(Z, n_clusters) -> ids is used as given."""
+    """Cluster ids (n,) from P(X) only. "kmeans": k-means++ with `n_init` restarts; "minibatch-kmeans":
+    the same on mini-batches (large n); "gmm": a Gaussian mixture with full covariances (`n_init`
+    restarts), for elongated or unequal clusters; "agglomerative": Ward linkage (at most 20,000 rows), for
+    clusters k-means splits; a callable f(Z, n_clusters) -> ids is used as given."""
     if callable(clusterer):
         ids = np.asarray(clusterer(Z, n_clusters))
         if ids.shape != (len(Z),):
             raise UserError(f"the clusterer must return one id per row ({len(Z)}), got shape {ids.shape}")
         return np.unique(ids, return_inverse=True)[1]
-    if clusterer != "kmeans":
-        raise UserError(f"unknown clusterer {clusterer!r}; use 'kmeans' or a callable f(Z, n_clusters)")
+    if clusterer not in CLUSTERERS:
+        raise UserError(f"unknown clusterer {clusterer!r}; use one of {', '.join(CLUSTERERS)} or a callable "
+                        "f(Z, n_clusters)")
     if n_init < 1:
         raise UserError(f"n_init must be >= 1, got {n_init}")
-    from sklearn.cluster import KMeans
+    if clusterer == "kmeans":
+        from sklearn.cluster import KMeans
 
-    return KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit_predict(Z)
+        return KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit_predict(Z)
+    if clusterer == "minibatch-kmeans":
+        from sklearn.cluster import MiniBatchKMeans
+
+        return MiniBatchKMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state,
+                               batch_size=2048).fit_predict(Z)
+    if clusterer == "gmm":
+        from sklearn.mixture import GaussianMixture
+
+        gm = GaussianMixture(n_components=n_clusters, covariance_type="full", n_init=min(n_init, 3),
+                             reg_covar=1e-4, random_state=random_state)
+        return gm.fit(Z).predict(Z)
+    if len(Z) > MAX_AGGLOMERATIVE_ROWS:
+        raise UserError(f"clusterer 'agglomerative' takes at most {MAX_AGGLOMERATIVE_ROWS:,} rows (Ward "
+                        f"linkage is quadratic in memory), got {len(Z):,}; use kmeans, minibatch-kmeans or "
+                        "gmm")
+    from sklearn.cluster import AgglomerativeClustering
+
+    return AgglomerativeClustering(n_clusters=n_clusters, linkage="ward").fit_predict(Z)
 
 
 def align_clusters(cluster_ids: np.ndarray, y_noisy: np.ndarray, n_classes: int) -> np.ndarray:

@@ -28,19 +28,23 @@ from iclr25.causal_direction.pseudo_labels import (
 from iclr25.core.errors import UserError
 
 DECISIONS = ("effect", "ttest")
+# The default threshold on the normalised slope: `calibration.choose_threshold` on the synthetic calibration
+# sets of the reproduction (seed 0: 0.4686, the record's synthetic_direction.threshold), to 2 decimals;
+# never on real data.
+DEFAULT_THRESHOLD = 0.47
 MAX_CLASSES = 1000  # more distinct labels than this is a continuous or ID column, not classes
 
 
 @dataclass(frozen=True)
 class RoCAConfig:
     """RoCA's settings; defaults are the spec's (noise rates 0..0.4, IDN, 3 reps, k-means n_init ≥ 10) and
-    our fixed effect-size threshold (normalised slope ≥ 0.33 ⇒ anticausal)."""
+    the effect-size threshold chosen on synthetic data (normalised slope ≥ DEFAULT_THRESHOLD ⇒ anticausal)."""
 
     noise_rates: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4)
     noise: str = "idn"  # kind of injected noise: idn | sym | pair
     reps: int = 3  # injections per rate
     decision: str = "effect"  # effect: normalised slope ≥ threshold; ttest: one-sided p < alpha
-    threshold: float = 0.33
+    threshold: float = DEFAULT_THRESHOLD
     alpha: float = 0.05
     n_init: int = 10  # k-means restarts
     random_state: int = 0
@@ -77,16 +81,39 @@ class DirectionResult:
     agreement: float = float("nan")  # mean 1[Y′ = Ỹ] before injection
     n_classes: int = 0
     config: RoCAConfig = field(default_factory=RoCAConfig, repr=False)
+    null_slope: float = float("nan")  # the same clusters against permuted labels: the noise floor
+    null_agreement: float = float("nan")  # agreement of the clusters with permuted labels (chance)
 
     def __str__(self) -> str:
-        return f"{self.direction} (normalised slope {self.normalized_slope:.2f}, p = {self.p_value:.2g})"
+        t = self.config.threshold if self.config.decision == "effect" else None
+        slope = fmt_slope(self.normalized_slope, t)
+        return f"{self.direction} (normalised slope {slope}, p = {self.p_value:.2g})"
 
     def to_dict(self) -> dict:
         """JSON-able summary (the curve as records, without the per-row pseudo-labels)."""
         return {"direction": self.direction, "normalized_slope": self.normalized_slope,
                 "p_value": self.p_value, "slope": self.slope, "reference_slope": self.reference_slope,
-                "agreement": self.agreement, "n_classes": self.n_classes, "config": asdict(self.config),
-                "curve": self.curve.to_dict(orient="records")}
+                "agreement": self.agreement, "null_slope": self.null_slope,
+                "null_agreement": self.null_agreement, "n_classes": self.n_classes,
+                "config": asdict(self.config), "curve": self.curve.to_dict(orient="records")}
+
+
+def fmt_slope(x: float, threshold: float | None = None, digits: int = 3) -> str:
+    """`x` with `digits` decimals, or as many more as it takes to show on which side of `threshold` it
+    lies (0.32996 beside a threshold of 0.33 prints 0.32996, not 0.330).
+
+    >>> fmt_slope(0.75123), fmt_slope(0.3294, 0.33), fmt_slope(0.32996, 0.33), fmt_slope(0.33, 0.33)
+    ('0.751', '0.329', '0.32996', '0.330')
+    """
+    if not np.isfinite(x):
+        return str(x)
+    if threshold is not None and np.isfinite(threshold):
+        while digits < 10 and x != threshold:
+            shown = round(x, digits)
+            if (shown >= threshold) == (x >= threshold) and shown != threshold:
+                break
+            digits += 1
+    return f"{x:.{digits}f}"
 
 
 # ---- validation at the door ---------------------------------------------------------------------
@@ -194,7 +221,8 @@ def direction_from_pseudo_labels(Z: np.ndarray, y_noisy: np.ndarray, y_prime: np
 
 def detect_direction(X, y_noisy, embed: Embed = None, clusterer: Clusterer = "kmeans",
                      noise_rates: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4), noise: str = "idn",
-                     reps: int = 3, decision: str = "effect", threshold: float = 0.33, alpha: float = 0.05,
+                     reps: int = 3, decision: str = "effect", threshold: float = DEFAULT_THRESHOLD,
+                     alpha: float = 0.05,
                      n_init: int = 10, random_state: int = 0,
                      n_classes: int | None = None) -> DirectionResult:
     """Tell whether noisy labels `y_noisy` are caused by the features `X` (causal) or cause them
@@ -202,7 +230,10 @@ def detect_direction(X, y_noisy, embed: Embed = None, clusterer: Clusterer = "km
 
     X: (n, d) numeric features (images (n, h, w) are flattened); y_noisy: (n,) labels of any type.
     embed: None (standardised X), "pca:k", or a callable X -> (n, k) embedding.
-    clusterer: "kmeans" or a callable (Z, n_clusters) -> cluster ids.
+    clusterer: "kmeans", "minibatch-kmeans", "gmm", "agglomerative" (Ward), or a callable
+    (Z, n_clusters) -> cluster ids.
+    The result also holds the same clusters scored against permuted labels (`null_slope`,
+    `null_agreement`): the noise floor the slope and the agreement are read against.
     n_classes: the number of classes C when some never occur in y (y then holds integers 0..C−1);
     by default the distinct values of y.
 
@@ -222,4 +253,8 @@ def detect_direction(X, y_noisy, embed: Embed = None, clusterer: Clusterer = "km
     Z = embed_features(X, embed, random_state)  # (n, k)
     ids = cluster(Z, len(classes), clusterer, n_init, random_state)
     y_prime = align_clusters(ids, codes, len(classes))  # Y′ (step 1)
-    return direction_from_pseudo_labels(Z, codes, y_prime, classes, config)
+    result = direction_from_pseudo_labels(Z, codes, y_prime, classes, config)
+    perm = np.random.default_rng([random_state, 202]).permutation(codes)  # no cluster can track these
+    null = direction_from_pseudo_labels(Z, perm, align_clusters(ids, perm, len(classes)), classes, config)
+    result.null_slope, result.null_agreement = null.normalized_slope, null.agreement
+    return result
