@@ -7,10 +7,12 @@ from iclr25.core.lazy import lazy_package
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "backends": ["MiniLM", "OpenAICompatible", "SmolLM2", "make_backend"],
     "chaining": ["Flow", "chain", "fot_flow", "fot_order", "mention_order"],
+    "claims": ["CLAIMS"],
     "executors": ["DEFAULT_EXECUTORS", "Artefact"],
-    "experiments": ["CLAIMS", "run"],
+    "experiments": ["run"],
     "hive": ["Hive", "HiveConfig", "Result"],
     "muse": ["Query", "load_domains", "load_queries"],
+    "parse": ["instruction", "parts"],
     "pddl": ["Action", "Domain", "Predicate", "Problem", "merge_domains", "parse_domain", "parse_problem"],
     "planners": ["PLANNERS", "Plan", "plan", "up_validate", "validate"],
     "registry": ["Infeasible", "ModelCard", "Preferences", "Registry", "Selection"],

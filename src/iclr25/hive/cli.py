@@ -1,6 +1,6 @@
 """`iclr25 hive ...`: run a request over your models, plan over PDDL domains, evaluate on MuSE.
 
-iclr25 hive run "Transcribe ./talk.wav and summarise it" --registry m.jsonl --prefs p.json --report out.md
+iclr25 hive run "Transcribe ./talk.wav and summarise it" --registry m.jsonl --prefs p.json -o out.md
 iclr25 hive plan --domain-dir DIR --domains audio summarisation --goal "(AbstractSummary input_text)"
 iclr25 hive muse-eval --system hive --backend minilm
 """
@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from iclr25.core.errors import UserError
-from iclr25.core.options import Seed, count
+from iclr25.core.options import Seed, count, finite
 
 app = typer.Typer(
     help="Hive (ICLR 2025): explainable PDDL plans over many models under your constraints.",
@@ -42,7 +42,8 @@ def run(
     query: Annotated[
         str,
         typer.Argument(
-            help="the request; media paths in it (./talk.wav, ./cat.jpg) are read relative to --base-dir"
+            help="the request; media paths in it (./talk.wav, ./cat.jpg) and text files (./memo.txt) are "
+            "read relative to --base-dir"
         ),
     ],
     registry: Annotated[
@@ -61,9 +62,10 @@ def run(
             "{task: {dataset: metric}}} (default: none)"
         ),
     ] = None,
-    report: Annotated[
-        Path | None, typer.Option(help="write the 7-section Markdown report here (.md)")
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="write the 7-section Markdown report here (.md)")
     ] = None,
+    report: Annotated[Path | None, typer.Option("--report", hidden=True)] = None,
     backend: Annotated[str, typer.Option(help=BACKEND_HELP)] = "minilm",
     url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
@@ -80,8 +82,20 @@ def run(
     out_dir: Annotated[Path, typer.Option(help="folder for the produced images and audio")] = Path(
         "hive-out"
     ),
+    tau_domain: Annotated[float | None, typer.Option(
+        help="keep the domains scoring within this margin of a part's best (default: per backend, fitted "
+             "on MuSE)")] = None,
+    tau_action: Annotated[float | None, typer.Option(
+        help="keep the actions scoring within this margin of a part's best action")] = None,
+    tau_part: Annotated[float | None, typer.Option(
+        help="skip a part of the request whose best action scores below this (it is reported)")] = None,
 ) -> None:
-    """Plan, select models under your preferences, execute, and report."""
+    """Plan, select models under your preferences, execute, and report. The request is split into parts
+    (sentences, "and", "then", commas) and each part is matched on its own.
+
+    Exit status: 0 when every part of the request ran on a real local model; 1 when something was not
+    done (a part matched no action, or a step had no local model and a stub returned a placeholder):
+    each is named on stderr and in the report; 2 on bad input."""
     from iclr25.core.io import output_dir, output_path
     from iclr25.hive.backends import BACKENDS, make_backend
     from iclr25.hive.executors import local_cards
@@ -94,6 +108,9 @@ def run(
         raise UserError("the query is empty")
     _check_choice(backend, BACKENDS, "--backend")
     _check_choice(planner, PLANNERS, "--planner")
+    for v, name in ((tau_domain, "--tau-domain"), (tau_action, "--tau-action"), (tau_part, "--tau-part")):
+        finite(v, name)
+    report = out or report
     if report is not None:
         output_path(report, "report", (".md",))
     output_dir(out_dir, "--out-dir")
@@ -105,20 +122,24 @@ def run(
         cards = Registry.from_kg_files(root / "C-KG_excerpt" / "src").models if root else []
     known = {c.id for c in cards}
     reg = Registry(cards + [c for c in local_cards() if c.id not in known])
-    hive = Hive(
-        make_backend(backend, url, model), reg, _domains(domain_dir), config=HiveConfig(planner=planner)
-    )
+    config = HiveConfig(planner=planner, tau_domain=tau_domain, tau_action=tau_action, tau_part=tau_part)
+    hive = Hive(make_backend(backend, url, model), reg, _domains(domain_dir), config=config)
     res = hive.run(query, p, base_dir=base_dir, out_dir=out_dir)
     for i, a in enumerate(res.flow.order, 1):
         sel = res.models[a]
-        out = res.outputs[i - 1]
-        typer.echo(
-            f"{i}. {a} [{sel.model.id}, {sel.model.license}] -> {out.modality}: {out.preview(100)}"
-            + (" (stub)" if out.stub else "")
-        )
+        o = res.outputs[i - 1]
+        src = res.flow.inputs_of(a)
+        reads = f"step {res.flow.order.index(src[0]) + 1}" if src else "the request"
+        ran = f"a stub ({o.note})" if o.stub else o.note
+        typer.echo(f"{i}. {a} (reads {reads}): selected {sel.model.id.split('#')[0]} [{sel.model.license}]; "
+                   f"ran {ran} -> {o.modality}: {o.preview(100)}")
     if report is not None:
         report.write_text(res.report.to_markdown(), encoding="utf-8")
         typer.echo(f"report: {report}")
+    if res.unmet:
+        for u in res.unmet:
+            typer.echo(f"not done: {u}", err=True)
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -142,7 +163,9 @@ def plan(
     ] = None,
     planner: Annotated[str, typer.Option(help=PLANNER_HELP)] = "pyperplan",
 ) -> None:
-    """Merge domains, build the problem for a goal, plan, and print the plan and its data flow."""
+    """Merge domains, build the problem for a goal, plan, and print the plan and its data flow (which
+    step reads which output; a step that needs a passage never reads a label). Goals of more than 12
+    atoms are refused (planning time doubles with each independent atom)."""
     from iclr25.hive.pddl import merge_domains
     from iclr25.hive.planners import PLANNERS
     from iclr25.hive.planners import plan as make_plan
@@ -160,8 +183,10 @@ def plan(
     typer.echo(f"; domain {merged.name}, {len(result.steps)} step(s), {planner}, {result.seconds:.3f} s")
     typer.echo(result.to_text())
     flow = result.dag(inputs=tuple({t for _, t in problem.objects} & {"text", "image", "audio"}))
-    if flow.edges:
-        typer.echo("; data flow: " + ", ".join(f"{a} -> {b}" for a, b in sorted(flow.edges)))
+    edges = [f"{a} -> {b}" for a, b in sorted(flow.edges)]
+    own = [a for a in flow.order if not flow.inputs_of(a)]
+    reads_input = ["reading the input: " + ", ".join(own)] if own else []
+    typer.echo("; data flow: " + "; ".join([*edges, *reads_input]))
 
 
 @app.command("muse-eval")
@@ -176,11 +201,12 @@ def muse_eval(
     ] = None,
     seed: Seed = 0,
 ) -> None:
-    """Task selection (TS, exact task set) on MuSE, margins 2-fold cross-fitted; per #tasks and setting."""
+    """Task selection (TS: exact task set) and flow of thought (FoT: the chained flow equals our gold DAG,
+    multi-task queries) on MuSE, margins 2-fold cross-fitted; TS per #tasks and setting."""
     import numpy as np
 
     from iclr25.hive.backends import BACKENDS, make_backend
-    from iclr25.hive.evaluation import cross_fitted, ts_hit
+    from iclr25.hive.evaluation import cross_fitted, fot_hit, ts_hit
     from iclr25.hive.muse import data_root, load_domains, load_queries
     from iclr25.hive.routes import ROUTES, score_query
 
@@ -199,13 +225,20 @@ def muse_eval(
     from iclr25.core.runtime import progress
 
     scores = [score_query(b, q.text, domains) for q in progress(queries, "scoring")]
-    preds = cross_fitted(scores, queries, domains, seed)[system]
+    all_preds, margins = cross_fitted(scores, queries, domains, seed)
+    preds = all_preds[system]
     hits = [ts_hit(p, q) for p, q in zip(preds, queries, strict=True)]
-    typer.echo(f"{system} on {backend}: TS {np.mean(hits):.1%} over {len(queries)} queries")
+    fitted = "; ".join(", ".join(f"{x:.3g}" for x in m) for m in margins[system])
+    typer.echo(f"{system} on {backend}: TS {np.mean(hits):.1%} over {len(queries)} queries (fitted margins "
+               f"per fold: {fitted})")
     for k in (1, 2, 3):
         sub = [h for h, q in zip(hits, queries, strict=True) if len(q.tasks) == k]
         if sub:
             typer.echo(f"  {k}-task: {np.mean(sub):.1%} (n={len(sub)})")
+    multi = [(p, q) for p, q in zip(preds, queries, strict=True) if len(q.tasks) > 1]
+    if multi:
+        fot = [fot_hit(system, p, q, domains) for p, q in multi]
+        typer.echo(f"  FoT (multi-task, chained flow = gold DAG): {np.mean(fot):.1%} (n={len(multi)})")
     for setting in sorted({q.setting for q in queries}):
         sub = [h for h, q in zip(hits, queries, strict=True) if q.setting == setting]
         typer.echo(f"  {setting}: {np.mean(sub):.1%} (n={len(sub)})")

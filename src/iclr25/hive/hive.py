@@ -1,6 +1,8 @@
 """`Hive(backend, registry, executors).run(query, prefs)`: the whole pipeline for one request (spec §2):
-parse -> domain classification -> merge -> PDDL problem -> plan -> chaining -> model selection under the
-user's preferences -> execution -> the seven-section report with timings."""
+parse (the request split into parts) -> per part, domain classification and goal actions -> merge ->
+PDDL problem -> plan -> chaining -> model selection under the user's preferences -> execution -> the
+seven-section report with timings. What could not be done (a part that matched no action, a step that
+only a stub could run) is listed in `Result.unmet`, never dropped silently."""
 
 from __future__ import annotations
 
@@ -11,20 +13,22 @@ from typing import Any
 
 from iclr25.core.errors import UserError
 from iclr25.hive.backends import MAX_QUERY_CHARS, OpenAICompatible
-from iclr25.hive.chaining import Flow, chain, mention_order
-from iclr25.hive.executors import DEFAULT_EXECUTORS, REAL, Artefact, ExecContext, Executor
+from iclr25.hive.chaining import Flow, chain
+from iclr25.hive.executors import DEFAULT_EXECUTORS, Artefact, ExecContext, Executor
 from iclr25.hive.muse import MEDIA, media_in, modality_of
+from iclr25.hive.parse import instruction, read_text_file, text_files
 from iclr25.hive.pddl import Domain, merge_domains
 from iclr25.hive.planners import Plan, plan
 from iclr25.hive.registry import Preferences, Registry, Selection
 from iclr25.hive.report import Report
-from iclr25.hive.routes import domain_text, within
+from iclr25.hive.routes import domain_text, hive_select, score_query, within
 from iclr25.hive.tasks import ACTION_IO, domains_of, problem_for
 
-# margins of the two stages per backend (score units: cosine for MiniLM, mean log-prob for SmolLM2);
-# 0 keeps only the best option. The MuSE cross-fitting tunes these per fold; these are the defaults
-# for users' requests.
-DEFAULT_TAU = {"minilm": (0.05, 0.05), "smollm2": (0.3, 0.3), "openai": (0.0, 0.0)}
+# Margins per backend (score units: cosine for MiniLM, mean log-prob for SmolLM2): (tau_domain,
+# tau_action, tau_part). 0 keeps only the best option; a part whose best action scores below tau_part is
+# skipped (and reported). The reproduction cross-fits its own on MuSE; these defaults for users'
+# requests are the margins fitted on all 100 MuSE queries for TS (`evaluation.fit`, seed-free).
+DEFAULT_TAU = {"minilm": (0.08, 0.0, 0.18), "smollm2": (0.3, 0.3, float("-inf")), "openai": (0.0, 0.0, 0.5)}
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class HiveConfig:
     planner: str = "lapkt-bfws"  # the paper's planner (1-BFWS)
     tau_domain: float | None = None  # None: DEFAULT_TAU of the backend
     tau_action: float | None = None
+    tau_part: float | None = None
     max_seconds: float | None = None  # cut audio inputs (None: whole file)
 
 
@@ -43,10 +48,22 @@ class Result:
     models: dict[str, Selection]
     report: Report
     timings: dict[str, float] = field(default_factory=dict)
+    skipped: list[tuple[str, str, float]] = field(default_factory=list)  # (part, best action, its score)
+    tau_part: float = float("-inf")
 
     @property
     def final(self) -> Artefact:
         return self.outputs[-1]
+
+    @property
+    def unmet(self) -> list[str]:
+        """What the request asked for that was not done for real: parts that matched no action, and
+        steps that only a stub could run (their output is a placeholder)."""
+        out = [f"part {p!r} matched no action (best: {a}, score {v:.3f} < tau_part {self.tau_part:.3f}); "
+               "skipped" for p, a, v in self.skipped]
+        out += [f"{a}: no local model can run it; a stub returned a placeholder {o.modality}"
+                for a, o in zip(self.flow.order, self.outputs, strict=True) if o.stub]
+        return out
 
 
 class Hive:
@@ -63,12 +80,13 @@ class Hive:
         self.backend, self.registry, self.domains, self.config = backend, registry, domains, config
         self.executors = {**DEFAULT_EXECUTORS, **(executors or {})}
 
-    def _taus(self) -> tuple[float, float]:
-        d = DEFAULT_TAU.get(getattr(self.backend, "name", ""), (0.0, 0.0))
+    def _taus(self) -> tuple[float, float, float]:
+        d = DEFAULT_TAU.get(getattr(self.backend, "name", ""), (0.0, 0.0, float("-inf")))
         c = self.config
         return (
             d[0] if c.tau_domain is None else c.tau_domain,
             d[1] if c.tau_action is None else c.tau_action,
+            d[2] if c.tau_part is None else c.tau_part,
         )
 
     def run(
@@ -89,26 +107,34 @@ class Hive:
         t: dict[str, float] = {}
         t0 = time.perf_counter()
         media = media_in(query, base_dir)  # missing media -> UserError before any work
-        text = " ".join(MEDIA.sub(" ", query).split())
+        files = text_files(query, base_dir)
+        material = "\n\n".join(read_text_file(f) for f in files)
+        # the text the text steps work on: the named text file(s), else the request without its media
+        text = material or " ".join(MEDIA.sub(" ", query).split())
         parsed = {
-            "instruction": text,
-            "input_text": text,
+            "instruction": instruction(query),
+            "input_text": text if len(text) <= 2000 else text[:2000] + " ...",
             "media": [{"path": str(p), "modality": modality_of(p)} for p in media],
+            "text_files": [str(p) for p in files],
         }
         inputs = tuple(dict.fromkeys(["text", *(modality_of(p) for p in media)]))
         t["parse_s"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        tau_d, tau_a = self._taus()
-        names = list(self.domains)
+        tau_d, tau_a, tau_p = self._taus()
+        skipped: list[tuple[str, str, float]] = []
+        goal: list[str] | None = None
         if actions is not None:
             chosen = domains_of(actions, self.domains)
-        else:
-            by_name = getattr(self.backend, "by_name", False)
-            d_scores = self.backend.score(
-                query, [n.replace("_", " ") if by_name else domain_text(self.domains[n]) for n in names]
-            )
+        elif isinstance(self.backend, OpenAICompatible):
+            names = list(self.domains)
+            d_scores = self.backend.score(query, [domain_text(self.domains[n]) for n in names])
             chosen = within(dict(zip(names, map(float, d_scores), strict=True)), tau_d)
+        else:
+            scores = score_query(self.backend, query, self.domains)
+            pick = hive_select(scores, self.domains, tau_d, tau_a, tau_p)
+            goal, skipped = pick.actions, pick.skipped
+            chosen = domains_of(goal, self.domains)
         merged = merge_domains([self.domains[n] for n in chosen])
         t["domain_classification_s"] = time.perf_counter() - t0
 
@@ -118,14 +144,9 @@ class Hive:
         elif isinstance(self.backend, OpenAICompatible):
             problem, _ = self.backend.problem(query, merged)
         else:
-            by_name = getattr(self.backend, "by_name", False)
-            a_scores = self.backend.score(
-                query, [a.name.replace("_", " ") if by_name else a.description for a in merged.actions]
-            )
-            goal = within({a.name: float(s) for a, s in zip(merged.actions, a_scores, strict=True)}, tau_a)
             problem = problem_for(merged, goal, "request")
         the_plan = plan(merged, problem, self.config.planner)
-        flow = chain(the_plan.actions, inputs=inputs, order_hint=mention_order(query, the_plan.actions))
+        flow = chain(the_plan.actions, inputs=inputs, query=query)
         t["problem_and_plan_s"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -149,7 +170,8 @@ class Hive:
                     raise UserError(f"action {a} needs an {need} input; the query names no {need} file")
                 x, arg = Artefact(need, str(path)), f"input_{need}"
             produced[a] = self.executors[a](x, ctx)
-            code.append(f"out_{i + 1} = {a}({arg}, model={models[a].model.id!r})")
+            ran = produced[a].note + (", a stub" if produced[a].stub else "")
+            code.append(f"out_{i + 1} = {a}({arg})  # selected {models[a].model.id}; ran {ran}")
         t["execution_s"] = time.perf_counter() - t0
 
         outputs = [produced[a] for a in flow.order]
@@ -172,9 +194,8 @@ class Hive:
                     "ranked_by": s.ranked_by,
                     "feasible": s.feasible,
                     "considered": s.considered,
-                    "executed_with": produced[a].note + (" (stub)" if produced[a].stub else "")
-                    if a in REAL or produced[a].stub
-                    else produced[a].note,
+                    "executed_with": produced[a].note + (" (stub: placeholder output)" if produced[a].stub
+                                                         else " (local stand-in)"),
                 }
                 for a, s in models.items()
             ],
@@ -190,4 +211,6 @@ class Hive:
             ],
             t,
         )
-        return Result(outputs, the_plan, flow, models, report, t)
+        result = Result(outputs, the_plan, flow, models, report, t, skipped, tau_p)
+        report.unmet = result.unmet
+        return result

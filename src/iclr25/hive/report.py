@@ -38,8 +38,11 @@ class Report:
     code: list[str]
     outputs: list[dict[str, Any]]
     timings: dict[str, float] = field(default_factory=dict)
+    unmet: list[str] = field(default_factory=list)  # what the request asked for that was not done
 
     def to_markdown(self) -> str:
+        """The report as Markdown: sections separated by blank lines, each table one block (a header,
+        its `|---|` row and its rows on consecutive lines, a blank line before it)."""
         sel = "\n".join(
             f"| {s['action']} | {s['model']} | {s['license']} | {s['ranked_by']} | "
             f"{s['feasible']}/{s['considered']} | {s['executed_with']} |"
@@ -80,19 +83,17 @@ class Report:
             "```json",
             json.dumps(self.preferences),
             "```",
-            "| action | model | license | ranked by | feasible/considered | executed with |",
-            "|---|---|---|---|---|---|",
-            sel,
+            "| action | model | license | ranked by | feasible/considered | executed with |\n"
+            "|---|---|---|---|---|---|\n" + sel,
             f"## {SECTIONS[6]}",
             "```python",
             "\n".join(self.code),
             "```",
             "Outputs:",
             outs,
+            *(["Not done:", "\n".join(f"- {u}" for u in self.unmet)] if self.unmet else []),
             "## Timings",
-            "| step | seconds |",
-            "|---|---|",
-            times,
+            "| step | seconds |\n|---|---|\n" + times,
         ]
         return "\n\n".join(body) + "\n"
 

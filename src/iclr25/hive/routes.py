@@ -1,19 +1,23 @@
-"""Three routes from a request to a set of actions, on the same backend and the same option texts (the
-domain files' action comments), so only the route differs:
+"""Three routes from a request to a set of actions, on the same backend, the same option texts (the
+domain files' action comments) and the same decomposition of the request into parts (`parse.parts`), so
+only the route differs:
 
-- Hive (spec §2 steps 3-6): domain classification, merge of the chosen domains, goal actions chosen
-  within the merged domain, a PDDL problem and a plan;
-- HuggingGPT: one flat task list over every action, model by downloads;
-- ControlLLM: task decomposition into clauses, one tool per clause, then Thoughts-on-Graph: a search on
-  the typed tool graph that adds the tools needed to connect the query's inputs to each chosen tool.
+- Hive (spec §2 steps 3-6): per part, domain classification (domains within `tau_domain` of the part's
+  best), then the goal actions within `tau_action` of the best action of the merged domains; the goal
+  is the union over parts, planned as one PDDL problem;
+- HuggingGPT: per part, one flat choice over every action (within `tau`), model by downloads;
+- ControlLLM: per part, the best tool when it stands out (standardised score ≥ z), then
+  Thoughts-on-Graph: a search on the typed tool graph that adds the tools needed to connect the
+  request's inputs to each chosen tool.
 
-Each route keeps the options within a margin `tau` of the best score (Hive has one margin per stage);
-the margins are what the 2-fold cross-fitting tunes, alike for all routes.
+A part contributes only when its best option scores at least `tau_part` (Hive, HuggingGPT): parts that
+match nothing well (material left in the request, a greeting) are skipped, and the skipped parts are
+named. The margins are what the 2-fold cross-fitting tunes, alike for all routes (issue #45: a margin
+over the whole request kept one action for a two-task request).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,13 +30,29 @@ ROUTES = ("hive", "hugginggpt", "controlllm")
 
 
 @dataclass(frozen=True)
+class PartScores:
+    """Backend scores of one part of a request: every domain and every action."""
+
+    text: str
+    domains: dict[str, float]
+    actions: dict[str, float]
+
+
+@dataclass(frozen=True)
 class Scores:
-    """Backend scores of one query: every domain and every action (each against the whole query), and
-    every action against each clause of the query (ControlLLM's decomposition)."""
+    """Backend scores of one request: the whole request (fallback when no part matches), and each part."""
 
     domains: dict[str, float]
     actions: dict[str, float]
-    clauses: tuple[dict[str, float], ...] = field(default=())
+    parts: tuple[PartScores, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The actions a route chose, and the parts it skipped (text, best option, its score)."""
+
+    actions: list[str]
+    skipped: list[tuple[str, str, float]] = field(default_factory=list)
 
 
 def domain_text(d: Domain) -> str:
@@ -41,23 +61,17 @@ def domain_text(d: Domain) -> str:
 
 
 def clauses(query: str) -> list[str]:
-    """ControlLLM-style decomposition: the request split into sub-requests at 'and', 'then', commas and
-    sentence ends; fragments under three words join the previous one."""
-    parts = re.split(r"\band then\b|\bthen\b|\band\b|[,;.?!]\s+|\n+", " ".join(query.split()[:120]))
-    out: list[str] = []
-    for p in (p.strip() for p in parts):
-        if not p:
-            continue
-        if out and len(p.split()) < 3:
-            out[-1] += " " + p
-        else:
-            out.append(p)
-    return out[:6] or [query]
+    """The request's parts (kept for callers of the first round's name; see `parse.parts`)."""
+    from iclr25.hive.parse import parts
+
+    return parts(query)
 
 
 def score_query(backend: Any, query: str, domains: dict[str, Domain]) -> Scores:
     """A backend with `by_name` (SmolLM2) scores the names in words ("audio to text"), short closed
-    answers; the others score the comments."""
+    answers; the others score the comments. The whole request and each part are scored alike."""
+    from iclr25.hive.parse import parts
+
     by_name = getattr(backend, "by_name", False)
     actions = {
         a.name: a.name.replace("_", " ") if by_name else a.description
@@ -67,16 +81,16 @@ def score_query(backend: Any, query: str, domains: dict[str, Domain]) -> Scores:
     names, texts = list(actions), list(actions.values())
     dnames = list(domains)
     dtexts = [d.replace("_", " ") if by_name else domain_text(domains[d]) for d in dnames]
-    both = backend.score(query, dtexts + texts)
-    per_clause = []
-    for c in clauses(query):
-        s = backend.score(c, texts)
-        per_clause.append(dict(zip(names, map(float, s), strict=True)))
-    return Scores(
-        dict(zip(dnames, map(float, both[: len(dnames)]), strict=True)),
-        dict(zip(names, map(float, both[len(dnames) :]), strict=True)),
-        tuple(per_clause),
-    )
+
+    def both(text: str) -> tuple[dict[str, float], dict[str, float]]:
+        s = backend.score(text, dtexts + texts)
+        return (dict(zip(dnames, map(float, s[: len(dnames)]), strict=True)),
+                dict(zip(names, map(float, s[len(dnames):]), strict=True)))
+
+    whole = both(query)
+    ps = parts(query)
+    per_part = tuple(PartScores(p, *both(p)) for p in ps) if len(ps) > 1 else (PartScores(ps[0], *whole),)
+    return Scores(whole[0], whole[1], per_part)
 
 
 def within(scores: dict[str, float], tau: float) -> list[str]:
@@ -85,28 +99,62 @@ def within(scores: dict[str, float], tau: float) -> list[str]:
     return sorted((k for k, v in scores.items() if v >= best - tau), key=lambda k: -scores[k])
 
 
-def hive_actions(
-    s: Scores,
-    domains: dict[str, Domain],
-    tau_domain: float,
-    tau_action: float,
-) -> tuple[list[str], Domain]:
-    """Domain classification, merge, then goal actions within the merged domain."""
-    chosen = within(s.domains, tau_domain)
-    merged = merge_domains([domains[d] for d in chosen])
-    acts = within({a.name: s.actions[a.name] for a in merged.actions}, tau_action)
-    return acts, merged
+def _domain_actions(domains: dict[str, Domain]) -> dict[str, list[str]]:
+    return {n: [a.name for a in d.actions] for n, d in domains.items()}
 
 
-def hugginggpt_actions(s: Scores, tau: float) -> list[str]:
-    return within(s.actions, tau)
+def hive_select(s: Scores, domains: dict[str, Domain], tau_domain: float, tau_action: float,
+                tau_part: float, by_domain: dict[str, list[str]] | None = None) -> Choice:
+    """Per part: domains within `tau_domain`, then actions of those domains within `tau_action` of their
+    best, kept when that best scores ≥ `tau_part`; the union over parts, in order. No part kept: the
+    whole request's best action (one task), so a request never plans nothing."""
+    by_domain = by_domain or _domain_actions(domains)
+    chosen: list[str] = []
+    skipped = []
+    for p in s.parts:
+        pool = {a: p.actions[a] for d in within(p.domains, tau_domain) for a in by_domain[d]}
+        best = max(pool, key=pool.get)
+        if pool[best] < tau_part:
+            skipped.append((p.text, best, pool[best]))
+            continue
+        chosen += [a for a in within(pool, tau_action) if a not in chosen]
+    if not chosen:
+        pool = {a: s.actions[a] for d in within(s.domains, tau_domain) for a in by_domain[d]}
+        chosen = [max(pool, key=pool.get)]
+    return Choice(chosen, skipped)
+
+
+def hive_actions(s: Scores, domains: dict[str, Domain], tau_domain: float, tau_action: float,
+                 tau_part: float = float("-inf")) -> tuple[list[str], Domain]:
+    """Hive's goal actions and the merged domain of the domains holding them."""
+    from iclr25.hive.tasks import domains_of
+
+    acts = hive_select(s, domains, tau_domain, tau_action, tau_part).actions
+    return acts, merge_domains([domains[d] for d in domains_of(acts, domains)])
+
+
+def hugginggpt_select(s: Scores, tau: float, tau_part: float) -> Choice:
+    chosen: list[str] = []
+    skipped = []
+    for p in s.parts:
+        best = max(p.actions, key=p.actions.get)
+        if p.actions[best] < tau_part:
+            skipped.append((p.text, best, p.actions[best]))
+            continue
+        chosen += [a for a in within(p.actions, tau) if a not in chosen]
+    return Choice(chosen or [max(s.actions, key=s.actions.get)], skipped)
+
+
+def hugginggpt_actions(s: Scores, tau: float, tau_part: float = float("-inf")) -> list[str]:
+    return hugginggpt_select(s, tau, tau_part).actions
 
 
 def controlllm_actions(s: Scores, z: float, inputs: tuple[str, ...]) -> list[str]:
-    """One tool per clause whose best tool stands out (standardised score >= z), then Thoughts-on-Graph:
+    """One tool per part whose best tool stands out (standardised score >= z), then Thoughts-on-Graph:
     a tool whose input type nothing provides gets the best-scoring producer of that type prepended."""
     picked: list[str] = []
-    for c in s.clauses:
+    for p in s.parts:
+        c = p.actions
         v = np.array(list(c.values()))
         best = max(c, key=c.get)
         if (c[best] - v.mean()) / (v.std() + 1e-9) >= z and best not in picked:
