@@ -8,8 +8,12 @@ Corpus: the KJV (Debian bible-kjv) and the Perseus Latin corpus (shared data, if
 the default tokenizer, then text sampled from a word bigram model fitted on them (line ends included)
 until N tokens. Reproducible: the model and the sampler are seeded (--seed). Queries: 2-3-token n-grams
 drawn from the real text, classed by their rarest token's frequency per million tokens of the built
-corpus (rare < 10, medium 10-1000, frequent > 1000), chosen before timing. Every query's full count from
-the suffix array is checked against the occurrence enumerator (`Index.search`). Results are merged into
+corpus (rare < 10, medium 10-1000, frequent > 1000), every word with a vector (in-vocabulary); n-grams with
+a word that has none (Latin words, mostly: a plain exact lookup) are a separate "oov" row. Chosen before
+timing. Times are CPU seconds of this process (another job's load does not enter): a first query of its
+words (Step 1 scans the vocabulary, then every match enumerated) and warm repeats (lists kept) apart.
+Every query's full count from the suffix array is checked against the occurrence enumerator. Results are
+merged into
 docs/full/softmatcha-scale.json (one entry per N) and rendered to docs/full/softmatcha-scale.md."""
 
 from __future__ import annotations
@@ -143,12 +147,13 @@ def word_counts(word_ids: np.ndarray, n_words: int, chunk: int = 1 << 24) -> np.
 
 
 def pick_queries(word_ids: np.ndarray, real_tokens: int, lens: np.ndarray, words: list[str], per_class: int,
-                 rng: np.random.Generator) -> dict[str, list[str]]:
-    """2-3-token n-grams of alphabetic words from the real text, classed by their rarest token."""
+                 rng: np.random.Generator, has_vec: np.ndarray | None = None) -> dict[str, list[str]]:
+    """2-3-token n-grams of alphabetic words from the real text, classed by their rarest token; with
+    `has_vec` (per word id), n-grams with a word without a vector go to the separate class "oov"."""
     freq = word_counts(word_ids, len(words)) * (1e6 / word_ids.size)
     alpha = np.array([w.isalpha() for w in words])
     ends = np.cumsum(lens)
-    out: dict[str, list[str]] = {c: [] for c in CLASSES}
+    out: dict[str, list[str]] = {c: [] for c in [*CLASSES, *(["oov"] if has_vec is not None else [])]}
     for _ in range(200_000):
         if all(len(v) >= per_class for v in out.values()):
             break
@@ -160,26 +165,31 @@ def pick_queries(word_ids: np.ndarray, real_tokens: int, lens: np.ndarray, words
         if not alpha[g].all():
             continue
         low = float(freq[g].min())
+        q = " ".join(words[i] for i in g)
+        if has_vec is not None and not has_vec[g].all():
+            if len(out["oov"]) < per_class and q not in out["oov"]:
+                out["oov"].append(q)
+            continue
         for c, (a, b) in CLASSES.items():
-            q = " ".join(words[i] for i in g)
             if a <= low < b and len(out[c]) < per_class and q not in out[c]:
                 out[c].append(q)
     return out
 
 
 def timed(fn, repeats: int) -> tuple[float, object]:
+    """Median CPU seconds of `repeats` calls (process time: another job's load does not enter)."""
     best, val = [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         val = fn()
-        best.append(time.perf_counter() - t0)
+        best.append(max(time.process_time() - t0, 1e-6))
     return float(np.median(best)), val
 
 
 def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, workdir: Path,
         shards: int = 0) -> dict:
     from iclr25.softmatcha.build import BuildConfig
-    from iclr25.softmatcha.embeddings import load_embeddings
+    from iclr25.softmatcha.embeddings import DEFAULT_EMBEDDINGS, load_embeddings
     from iclr25.softmatcha.index import Index
     pin_threads()
     t0 = time.perf_counter()
@@ -189,7 +199,9 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
     n_types = int((word_counts(c["word_ids"], len(c["words"])) > 0).sum())
     entry: dict = {"tokens": int(c["word_ids"].size), "lines": int(c["line_lengths"].size), "types": n_types,
                    "real_tokens": c["real_tokens"], "sources": c["sources"], "generate_s": round(gen_s, 1),
-                   "machine": f"{platform.machine()}, shared 2-core VM", "alpha": ALPHA}
+                   "machine": f"{platform.machine()}, shared 2-core VM", "alpha": ALPHA,
+                   "embeddings": DEFAULT_EMBEDDINGS, "times": "CPU seconds",
+                   "real_share": round(c["real_tokens"] / c["word_ids"].size, 4)}
     t0, c0 = time.perf_counter(), time.process_time()
     idx = Index.from_token_ids(c["word_ids"], c["line_lengths"], c["words"], workdir / "idx", emb,
                                config=BuildConfig(suffix_array="auto"))
@@ -206,8 +218,9 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
             build_suffix_array(toks, b, token_file=idx.path / "tokens.bin")
             entry[f"sa_{b}_s"] = round(time.perf_counter() - t0, 1)
             entry[f"sa_{b}_cpu_s"] = round(time.process_time() - c0, 1)
+    has_vec = emb.ids(c["words"]) > 0
     queries = pick_queries(c["word_ids"], c["real_tokens"], c["line_lengths"], c["words"], per_class,
-                           np.random.default_rng(seed + 1))
+                           np.random.default_rng(seed + 1), has_vec)
     if shards:
         entry["sharded"] = shard_check(c, idx, queries, workdir, shards, emb, repeats)
     del c
@@ -216,19 +229,25 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
         for q in progress(qs, f"queries ({cls})"):
             idx.forget_lists()  # a first query of its words: Step 1 scans the vocabulary (sub_second)
             first_s, _ = timed(lambda q=q: idx.search(q, ALPHA, warn=False), 1)
+            warm_s, _ = timed(lambda q=q: idx.search(q, ALPHA, warn=False), repeats)  # lists kept
             var_s, top = timed(lambda q=q: idx.variants(q, ALPHA, 20), repeats)
             page_s, page = timed(lambda q=q: idx.occurrences(q, ALPHA, 0, 50), repeats)
             count_s, allv = timed(lambda q=q: sum(v.count for v in idx.variants(q, ALPHA, None)), repeats)
             enum_s, res = timed(lambda q=q: idx.search(q, ALPHA, warn=False), 1)
             mismatches += int(allv != res.count)
             rows.append({"class": cls, "query": q, "variants_s": var_s, "page_s": page_s, "count_s": count_s,
-                         "enumerate_s": enum_s, "first_query_s": first_s, "hits": int(allv),
-                         "n_variants": len(top)})
+                         "enumerate_s": enum_s, "first_query_s": first_s, "warm_s": warm_s, "hits": int(allv),
+                         "n_variants": len(top), "in_vocabulary": cls != "oov"})
     entry["queries"] = rows
     entry["count_mismatches"] = mismatches
-    entry["first_query_s_p50"] = float(np.median([r["first_query_s"] for r in rows]))
-    for cls in CLASSES:
+    for cls in [*CLASSES, "oov"]:
         sel = [r for r in rows if r["class"] == cls]
+        if sel:
+            first = [r["first_query_s"] for r in sel]
+            entry[f"{cls}_first_query_s_p50"] = float(np.median(first))
+            entry[f"{cls}_first_query_s_max"] = float(max(first))
+            entry[f"{cls}_first_query_over_1s"] = sum(x >= 1.0 for x in first)
+            entry[f"{cls}_warm_s_p50"] = float(np.median([r["warm_s"] for r in sel]))
         for key in ("variants_s", "page_s", "count_s", "enumerate_s"):
             v = [r[key] for r in sel]
             entry[f"{cls}_{key}_p50"] = float(np.median(v)) if v else float("nan")
@@ -240,9 +259,10 @@ def run(n_tokens: int, seed: int, per_class: int, repeats: int, compare: bool, w
 
 def shard_check(c: dict, idx, queries: dict[str, list[str]], workdir: Path, n_shards: int, emb,
                 repeats: int) -> dict:
-    """Issue 29 item 4: the same corpus over `n_shards` shards as actors of a local Ray cluster. Every
-    query's ranked variants, top 20 and the whole table (each shard's suffix array, merged by string with
-    counts added), must equal the single index's; the speed-up is single / sharded top-20 time."""
+    """Issue 51 item 5: the same corpus over `n_shards` shards, each a worker process kept between queries
+    (`backend="process"`). Every query's ranked variants, top 20 and the whole table (each shard's top k
+    with ties, merged by string with counts added), must equal the single index's; latencies are wall
+    medians of repeats with the two arms alternated (the shards work in other processes)."""
     from iclr25.softmatcha.sharded import ShardedIndex
 
     def key(vs):
@@ -250,16 +270,23 @@ def shard_check(c: dict, idx, queries: dict[str, list[str]], workdir: Path, n_sh
 
     t0 = time.perf_counter()
     sh = ShardedIndex.from_token_ids(c["word_ids"], c["line_lengths"], c["words"], workdir / "shards", emb,
-                                     n_shards, backend="ray", workers=2)
-    out: dict = {"shards": n_shards, "backend": "ray (local, 2 CPUs)", "method": "variants top-20",
+                                     n_shards, backend="process", workers=n_shards)
+    out: dict = {"shards": n_shards, "backend": f"{n_shards} worker processes", "method": "variants top-20",
                  "build_s": round(time.perf_counter() - t0, 1)}
     rows, mismatches = [], 0
     with sh:
         for cls, qs in queries.items():
             for q in progress(qs, f"sharded queries ({cls})"):
-                sh.variants(q, ALPHA, 20)  # actors started, shards mapped, Step 1's lists kept
-                sh_s, got = timed(lambda q=q: sh.variants(q, ALPHA, 20), repeats)
-                one_s, want = timed(lambda q=q: idx.variants(q, ALPHA, 20), repeats)
+                sh.variants(q, ALPHA, 20)  # workers started, shards mapped, Step 1's lists kept
+                one_t, sh_t = [], []
+                for _ in range(repeats):  # alternated arms, wall clock (the shards are other processes)
+                    t0 = time.perf_counter()
+                    want = idx.variants(q, ALPHA, 20)
+                    one_t.append(time.perf_counter() - t0)
+                    t0 = time.perf_counter()
+                    got = sh.variants(q, ALPHA, 20)
+                    sh_t.append(time.perf_counter() - t0)
+                one_s, sh_s = float(np.median(one_t)), float(np.median(sh_t))
                 same = key(got) == key(want) and \
                     key(sh.variants(q, ALPHA, None)) == key(idx.variants(q, ALPHA, None))
                 mismatches += int(not same)
@@ -274,23 +301,23 @@ def shard_check(c: dict, idx, queries: dict[str, list[str]], workdir: Path, n_sh
 
 
 def render(entries: dict[str, dict]) -> str:
-    missing = [n for n in ("1e+08", "1e+09") if n not in entries] or ["no"]
-    out = ["# SoftMatcha at scale (issue 29)", "",
+    out = ["# SoftMatcha at scale (issues 29, 51)", "",
            "Written by `benchmarks/softmatcha/scale.py`; every number below was measured by it on this "
-           "machine (2 cores shared by several engineers, so wall times are inflated several-fold). "
-           "alpha = 0.8, GloVe 6B 50-d, Step 1's neighbour lists warm (the query's words were searched once "
-           "before timing); medians of repeats per query, then p50/p95 over the class's queries.", "",
-           f"**Missing: the {' and '.join(missing)}-token figures** — not measured: the machine these runs "
-           "had (2 cores shared by several engineers, the heavy-job queue full) could not run them. "
-           "`--tokens 1e8` / `--tokens 1e9` run the same code path. The targets quoted are the issue's, "
-           "which "
-           "are for 1e9 tokens; a figure at a smaller N does not show that a target is met at 1e9.", ""]
+           "machine (2 cores shared by several engineers). alpha = 0.8; times are CPU seconds of the process "
+           "unless marked wall. Entries made before issue 51 (raw GloVe 50-d, wall seconds, classes that "
+           "mixed in words without vectors) say so and are kept as they were measured.", ""]
     for n in sorted(entries, key=float):
         e = entries[n]
-        out += [f"## {float(n):.0e} tokens", "",
+        new = "embeddings" in e
+        share = e.get("real_share", e["real_tokens"] / e["tokens"])
+        old = " (before issue 51: raw GloVe 50-d, wall seconds)"
+        out += [f"## {float(n):.0e} tokens" + ("" if new else old),
+                "",
                 f"- corpus: {e['tokens']:,} tokens, {e['lines']:,} lines, {e['types']:,} types; real text "
-                f"{e['real_tokens']:,} tokens ({', '.join(e['sources'])}), the rest sampled from their word "
-                f"bigram model (generated in {e['generate_s']} s)",
+                f"{e['real_tokens']:,} tokens ({share:.1%}: {', '.join(e['sources'])}), the rest sampled "
+                "from "
+                f"their word bigram model (generated in {e['generate_s']} s)",
+                f"- embeddings {e.get('embeddings', 'glove-6b-50d (raw)')}",
                 f"- build (tokens, postings, suffix array by {e.get('sa_backend', 'divsufsort')}): "
                 f"{e['build_s']} s wall, "
                 f"{e['build_cpu_s']} s CPU (target <= {TARGETS['build_s'] / 60:.0f} min at 1e9); peak RSS of "
@@ -303,33 +330,45 @@ def render(entries: dict[str, dict]) -> str:
             out.append(f"- suffix-array libraries on these tokens: pydivsufsort {e['sa_divsufsort_s']} s "
                        f"wall ({e['sa_divsufsort_cpu_s']} s CPU), tokengrams {e['sa_tokengrams_s']} s wall "
                        f"({e['sa_tokengrams_cpu_s']} s CPU of this process; its Rust threads not counted)")
-        out += ["", "| class | queries | hits p50 | variants top-20 p50 / p95 | first page of 50 p50 / p95 | "
-                "full count p50 / p95 | enumerator p50 |", "|---|---|---|---|---|---|---|"]
-        for cls in CLASSES:
-            k = sum(r["class"] == cls for r in e["queries"])
+        out += ["", "| class | queries | hits p50 | first query p50 / max (> 1 s) | warm p50 | "
+                "variants top-20 "
+                "p50 / p95 | first page of 50 p50 / p95 | full count p50 / p95 | enumerator p50 |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for cls in [*CLASSES, "oov"]:
+            sel = [r for r in e["queries"] if r["class"] == cls]
+            if not sel:
+                continue
             ms = {key: e[f"{cls}_{key}"] * 1000 for key in
                   ("variants_s_p50", "variants_s_p95", "page_s_p50", "page_s_p95", "count_s_p50",
                    "count_s_p95", "enumerate_s_p50")}
-            out.append(f"| {cls} | {k} | {e[f'{cls}_hits_p50']:,.0f} | {ms['variants_s_p50']:.1f} / "
-                       f"{ms['variants_s_p95']:.1f} ms | {ms['page_s_p50']:.1f} / "
-                       f"{ms['page_s_p95']:.1f} ms | "
-                       f"{ms['count_s_p50']:.1f} / {ms['count_s_p95']:.1f} ms | "
+            first = (f"{e[f'{cls}_first_query_s_p50'] * 1000:.1f} / "
+                     f"{e[f'{cls}_first_query_s_max'] * 1000:.0f} "
+                     f"ms ({e[f'{cls}_first_query_over_1s']})" if f"{cls}_first_query_s_p50" in e else "—")
+            warm = f"{e[f'{cls}_warm_s_p50'] * 1000:.2f} ms" if f"{cls}_warm_s_p50" in e else "—"
+            label = "OOV (a word without a vector)" if cls == "oov" else cls
+            out.append(f"| {label} | {len(sel)} | {e[f'{cls}_hits_p50']:,.0f} | {first} | {warm} | "
+                       f"{ms['variants_s_p50']:.1f} / {ms['variants_s_p95']:.1f} ms | "
+                       f"{ms['page_s_p50']:.1f} / "
+                       f"{ms['page_s_p95']:.1f} ms | {ms['count_s_p50']:.1f} / {ms['count_s_p95']:.1f} ms | "
                        f"{ms['enumerate_s_p50']:.1f} ms |")
+        if not new:
+            out += ["", "(This entry's classes include n-grams with Latin words that have no GloVe vector: "
+                    "plain "
+                    "exact lookups. Its first-query median over all classes was "
+                    f"{e.get('first_query_s_p50', float('nan')) * 1000:.0f} ms wall.)"]
         sh = e.get("sharded")
         if sh:
+            ratio = [sh[f"{c}_sharded_p50"] / sh[f"{c}_single_p50"] for c in CLASSES
+                     if f"{c}_single_p50" in sh]
             out += ["", f"Sharded over {sh['shards']} shards, {sh['backend']} (built in {sh['build_s']} s): "
                     f"variants and counts equal to the single index on every query: "
                     f"{'yes' if sh['mismatches'] == 0 else 'NO, ' + str(sh['mismatches']) + ' differ'}. "
-                    f"{sh.get('method', 'Enumerator + variants table')}, p50 single / sharded (speed-up): "
+                    f"{sh.get('method', 'Enumerator + variants table')}, p50 single / sharded (wall): "
                     + "; ".join(
                         f"{cls} {sh[f'{cls}_single_p50'] * 1000:.1f} / "
-                        f"{sh[f'{cls}_sharded_p50'] * 1000:.1f} ms "
-                        f"(x{sh[f'{cls}_single_p50'] / sh[f'{cls}_sharded_p50']:.2f})"
-                        for cls in CLASSES if f"{cls}_single_p50" in sh) + "."]
-        if "first_query_s_p50" in e:
-            out += ["", f"First query of its words (Step 1 scans the vocabulary, then every occurrence "
-                    "enumerated; the paper's sub-second claim): median "
-                    f"{e['first_query_s_p50'] * 1000:.0f} ms over all classes."]
+                        f"{sh[f'{cls}_sharded_p50'] * 1000:.1f} ms"
+                        for cls in CLASSES if f"{cls}_single_p50" in sh)
+                    + f" (sharded / single, worst class {max(ratio):.2f}x; target <= 2x)."]
         worst = max(e[f"{c}_{k}_p95"] for c in CLASSES for k in ("variants_s", "page_s"))
         out += ["", f"Worst p95 of variants/first page: {worst * 1000:.1f} ms (target < 300 ms at 1e9 "
                 f"tokens; {'met' if worst < 0.3 else 'missed'} at this size).", ""]
@@ -343,7 +382,7 @@ def main() -> None:
     ap.add_argument("--per-class", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--compare-backends", action="store_true", help="also time both suffix-array libraries")
-    ap.add_argument("--shards", type=int, default=0, help="also check and time S shards on a local Ray")
+    ap.add_argument("--shards", type=int, default=0, help="also check and time S shard processes")
     ap.add_argument("--workdir", type=Path, default=None, help="where the index is built (deleted after)")
     a = ap.parse_args()
     n = int(a.tokens)

