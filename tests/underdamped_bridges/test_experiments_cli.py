@@ -1,68 +1,97 @@
 """Each verdict rule on fixed measurements, a smoke run of the reproduction (with and without the shared
 data), and the CLI end to end on a user's CSV and own log-density, with its one-line errors."""
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from iclr25.core.claims import Verdict
 from iclr25.core.cli import main
+from iclr25.core.rules import null_pass_rate
 from iclr25.core.runtime import RunContext
 from iclr25.underdamped_bridges import PAPER
-from iclr25.underdamped_bridges.experiments import (
-    decide_fewer_steps,
-    decide_integrators,
-    decide_no_tuning,
-    decide_score_matching,
-    decide_state_of_the_art,
-    decide_ud_beats_od,
-    paired_gap,
-)
+from iclr25.underdamped_bridges.claims import CELLS, CLAIMS, NAMES
 
 R, P, N = Verdict.REPRODUCED, Verdict.PARTIAL, Verdict.NOT_REPRODUCED
+RULE = {c.key: c.rule for c in CLAIMS}
+
+
+def test_experiments_hold_no_verdict_code():
+    import iclr25.underdamped_bridges.experiments as ex
+    assert not [n for n in dir(ex) if n.startswith("decide")] and not hasattr(ex, "CLAIMS")
 
 
 def test_score_matching_rule():
-    assert decide_score_matching([1.0, 0.95, 1.08], [0.99, 0.985, 0.999]) is R
-    assert decide_score_matching([1.0, 0.89, 1.0], [0.99] * 3) is N  # one slope outside [0.9, 1.1]
-    assert decide_score_matching([1.0] * 3, [0.99, 0.97, 0.99]) is N  # one R² below 0.98
+    ok = {"slope": 1.01, "slope_se": 0.02, "r2_min": 0.99}
+    assert RULE["elbo_score_matching"].decide(ok) is R
+    assert RULE["elbo_score_matching"].decide({**ok, "slope_se": 0.06}) is N  # interval leaves [0.9, 1.1]
+    assert RULE["elbo_score_matching"].decide({**ok, "slope": 1.15}) is N
+    assert RULE["elbo_score_matching"].decide({**ok, "r2_min": 0.97}) is N
 
 
-def test_ud_beats_od_rule():
-    assert decide_ud_beats_od(1.0, 2 / 3) is R
-    assert decide_ud_beats_od(0.9, 1.0) is P  # Ionosphere gain below 1 nat
-    assert decide_ud_beats_od(5.0, 0.6) is P  # 0.6 of the cells: > 1/2 but < 2/3
-    assert decide_ud_beats_od(5.0, 0.5) is N
-    assert decide_ud_beats_od(-3.0, 0.3) is N
+def _cells(gap_by_cell, noise=(0.1, -0.1, 0.0)):
+    m = {}
+    for c in CELLS:
+        m[f"elbo_od_{c}"] = [-10.0 + e for e in noise]
+        m[f"elbo_ud_{c}"] = [-10.0 + gap_by_cell.get(c, 2.0) + e for e in noise[::-1]]
+    return m
 
 
-def test_fewer_steps_state_of_the_art_integrators_no_tuning_rules():
-    assert decide_fewer_steps({"dis_funnel": (-2.0, -1.5), "dbs_ionosphere": (-150.0, -151.0)}) is R
-    assert decide_fewer_steps({"dis_funnel": (-2.0, -1.5)}) is N
-    assert decide_state_of_the_art({"funnel": "DBS-UD", "ionosphere": "DIS-UD"}) is R
-    assert decide_state_of_the_art({"funnel": "DBS-UD", "ionosphere": "CMCD"}) is P
-    assert decide_state_of_the_art({"funnel": "ULA-UD", "ionosphere": "CMCD"}) is N
-    assert decide_integrators(1.0, 0.5) is R and decide_integrators(1.0, 0.51) is N
-    assert decide_integrators(-math.inf, 0.1) is N
-    assert decide_no_tuning(1.0, None) is R and decide_no_tuning(0.99, None) is N
-    assert decide_no_tuning(3.0, 1.0) is R and decide_no_tuning(3.0, 1.01) is N
+def test_ud_beats_od_rule_counts_cells_decided_by_their_intervals():
+    rule = RULE["ud_beats_od"]
+    assert rule.decide(_cells({})) is R  # every cell +2 nats, Ionosphere gain 2 ≥ 1
+    others = [c for c in CELLS if c != "ula_ionosphere_K16"]
+    assert rule.decide(_cells({c: -2.0 for c in others[:6]})) is R  # 12 of 18 win (2/3)
+    assert rule.decide(_cells({c: -2.0 for c in others[:7]})) is P  # 11 of 18: more than half
+    assert rule.decide(_cells({c: -2.0 for c in others[:9]})) is N  # 9 of 18
+    assert rule.decide(_cells({c: 0.05 for c in CELLS})) is N  # tiny gaps inside the seed noise
+    assert rule.decide(_cells({"ula_ionosphere_K16": 0.5})) is P  # all cells win, the gain is below 1 nat
 
 
-def test_paired_gap_adds_seed_spread_and_monte_carlo_error():
-    gap, se = paired_gap([1.0, 2.0, 3.0], [0.0] * 3, [0.0, 0.0, 0.0], [0.0] * 3)
-    assert gap == 2.0 and se == pytest.approx(math.sqrt(1.0 / 3))
-    gap, se = paired_gap([1.0] * 3, [0.3] * 3, [0.0] * 3, [0.4] * 3)
-    assert se == pytest.approx(math.sqrt((3 * 0.09 + 3 * 0.16) / 9))
+def test_fewer_steps_is_decided_per_pair_and_target():
+    rule = RULE["fewer_steps"]
+    m = {}
+    for c in ("dis_funnel", "dis_ionosphere", "dbs_funnel", "dbs_ionosphere"):
+        m[f"elbo_ud_{c}_K8"], m[f"elbo_od_{c}_K32"] = [-1.0, -1.1, -0.9], [-1.5, -1.4, -1.6]
+    assert rule.decide(m) is R
+    m["elbo_ud_dbs_funnel_K8"] = [-3.0, -3.1, -2.9]
+    assert rule.decide(m) is P  # one of four fails: not "any of four" as before (93.75% under the null)
+
+
+def test_state_of_the_art_needs_a_bridge_above_each_other_method_per_target():
+    rule = RULE["state_of_the_art"]
+    m = {}
+    for t in ("funnel", "ionosphere"):
+        for i, n in enumerate(NAMES):
+            m[f"elbo_{n}_{t}"] = [float(i) + e for e in (0.0, 0.1, -0.1)]  # DIS-UD (index 7) ... DBS-UD last
+    assert rule.decide(m) is R  # DBS-UD is NAMES[-1]: above every other method
+    m["elbo_CMCD-UD_funnel"] = [20.0, 20.1, 19.9]
+    assert rule.decide(m) is P  # Funnel's best is CMCD-UD
+
+
+def test_integrators_and_no_tuning_rules():
+    assert RULE["integrators"].decide({"elbo_obabo": [-120, -121, -119], "elbo_em": [-130, -129, -131]}) is R
+    assert RULE["integrators"].decide({"elbo_obabo": [-120, -121, -119], "elbo_em": [-120, -122, -118]}) is N
+    ok = {"elbo_learned": [-130, -131, -129], "elbo_frozen": [-200, -201, -199], "spread": [0.3, 0.5, 0.4]}
+    assert RULE["no_tuning"].decide(ok) is R
+    assert RULE["no_tuning"].decide({**ok, "spread": [80, 101, 120]}) is N  # dt₀ still decides the ELBO
+
+
+def test_every_rule_rejects_the_null_at_assumed_noise():
+    for c in CLAIMS:
+        if c.rule is not None:
+            assert null_pass_rate(c.rule).rate <= 0.10, c.key
 
 
 @pytest.mark.slow
 def test_smoke_run_gives_one_finding_per_claim_with_figures(tmp_path):
-    findings = PAPER.check(PAPER.run("smoke", RunContext(seed=0, profile="smoke", out_dir=tmp_path)))
+    findings = PAPER.reproduce("smoke", RunContext(seed=0, profile="smoke", out_dir=tmp_path))
     by = {f.claim: f for f in findings}
     assert by["lgcp_scale"].verdict is Verdict.NOT_TESTABLE
-    assert by["elbo_score_matching"].verdict in (R, N)
+    assert all(f.verdict is Verdict.SMOKE for k, f in by.items() if k != "lgcp_scale")  # no verdicts
+    sm = by["elbo_score_matching"].measured
+    assert len(sm["slope_seeds"]) == 3 and sm["slope_se"] > 0 and 0 <= sm["r2_min"] <= 1
+    assert len(by["integrators"].measured["elbo_em"]) == 3  # one ELBO per seed
     for f in findings:
         for fig in f.figures:
             assert (tmp_path / fig).is_file()
@@ -91,7 +120,8 @@ def files(tmp_path_factory):
     return d
 
 
-TINY = ["--steps", "2", "--iters", "2", "--batch", "8", "--hidden", "4", "--no-tune-dt"]
+TINY = ["--sde-steps", "2", "--steps", "2", "--batch-size", "8", "--hidden", "4", "--no-tune-dt",
+        "--no-plots"]
 
 
 def _run(args, capsys):
@@ -114,16 +144,29 @@ def test_cli_fit_eval_sample_on_a_csv(files, tmp_path, capsys):
 
 def test_cli_fit_on_the_users_own_log_density(files, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(files)
-    code, out = _run(["fit", "--log-prob", "mymodel.py:log_prob", "--dim", "3", "--method", "ula", *TINY,
-                      "-o", str(tmp_path / "r")], capsys)
+    log_z = 1.5 * np.log(2 * np.pi)  # -½|x − 1|² in d = 3
+    code, out = _run(["fit", "--log-prob", "mymodel.py:log_prob", "--dim", "3", "--method", "ula", *TINY[:-1],
+                      "--log-z", str(log_z), "-o", str(tmp_path / "r")], capsys)
     assert code == 0, out.err
+    assert "untrained (baseline): ELBO" in out.out and "trained:" in out.out  # the trivial baseline beside
+    assert "|log Z-hat - log Z|" in out.out and "(log Z = 2.757)" in out.out  # the user's known log Z
+    for png in ("curves.png", "samples.png"):  # learning curve and sample scatter (issue #48)
+        assert (tmp_path / "r" / png).stat().st_size > 1000
     code, out = _run(["eval", str(tmp_path / "r"), "--n", "20"], capsys)
-    assert code == 0 and "(20 samples)" in out.out
+    assert code == 0 and "(20 samples)" in out.out and "(log Z = 2.757)" in out.out
+
+
+def test_cli_fit_warns_when_training_does_not_beat_the_untrained_sampler(files, tmp_path, capsys):
+    code, out = _run(["fit", "--logreg", str(files / "data.csv"), "--label", "y", "--method", "ula",
+                      *TINY[:2], "--steps", "0", "--no-plots", "-o", str(tmp_path / "r")], capsys)
+    assert code == 0 and "warning: training did not raise the ELBO" in out.err
 
 
 @pytest.mark.parametrize("args, needle", [
     (["--target", "funnel", "--method", "hmc"], "unknown method 'hmc'"),
-    (["--target", "funnel", "--steps", "0"], "Invalid value for '--steps'"),
+    (["--target", "funnel", "--sde-steps", "0"], "Invalid value for '--sde-steps'"),
+    (["--target", "funnel", "--steps", "3", "--iters", "3"], "not both"),
+    (["--target", "funnel", "--log-z", "1.0"], "--log-z goes with --log-prob"),
     (["--target", "funnel", "--friction", "nan"], "--friction must be a finite number"),
     (["--logreg", "data.csv", "--label", "y", "--prior-std", "0"], "--prior-std must be a finite number"),
     (["--target", "funnel", "--dt", "2.0"], "≥ 1 at step 0"),
@@ -136,8 +179,9 @@ def test_cli_fit_on_the_users_own_log_density(files, tmp_path, capsys, monkeypat
 ])
 def test_cli_bad_input_exits_2_with_one_line(files, tmp_path, capsys, monkeypatch, args, needle):
     monkeypatch.chdir(files)
-    steps = [] if "--steps" in args else ["--steps", "2"]
-    code, out = _run(["fit", *args, *steps, "--iters", "1", "-o", str(tmp_path / "r")], capsys)
+    k = [] if "--sde-steps" in args else ["--sde-steps", "2"]
+    n = [] if "--steps" in args else ["--steps", "1"]
+    code, out = _run(["fit", *args, *k, *n, "-o", str(tmp_path / "r")], capsys)
     lines = [ln for ln in out.err.strip().splitlines() if ln.strip()]
     assert code == 2 and len(lines) == 1 and needle in lines[0], lines
 
@@ -155,12 +199,16 @@ def test_cli_wrong_dimension_and_missing_run(files, tmp_path, capsys, monkeypatc
 
 def test_full_profile_findings_on_fabricated_results(tmp_path):
     """The full profile's plan and finding builders, without training: UD wins everywhere but one
-    cell, DBS-UD is best, OBABO beats EM by 3 nats, learning gains 5 nats, dt inits spread 0.5."""
+    cell, DBS-UD is best, OBABO beats EM by 3 nats, learning gains 5 nats, dt inits spread 0.5; the
+    findings carry what the rules read, and the rules decide them."""
     from iclr25.underdamped_bridges import experiments as ex
 
     ctx = RunContext(seed=0, profile="full", out_dir=tmp_path)
     plan = ex._plan(ctx, real=True)
-    assert len(plan["cells"]) == 36 and len(plan["others"]) == 8 and len(plan["tuning"]) == 4
+    assert len(plan["cells"]) == 36 and len(plan["others"]) == 8 and len(plan["tuning"]) == 1
+    assert [r.iterations for r in plan["dt_starts"]] == [10_000] * 3  # issue #44: the paper's count
+    assert {r.integrator for r in plan["integrators"]} == {"obabo", "obab", "baoab", "oba", "em"}
+    assert next(r for r in plan["cells"] if r.method == "dbs" and r.underdamped).integrator == "em"
     base = {"ula": -10.0, "mcd": -9.0, "cmcd": -8.0, "dis": -7.0, "dbs": -6.0}
 
     def fake(r):
@@ -168,22 +216,25 @@ def test_full_profile_findings_on_fabricated_results(tmp_path):
         if r.method == "ula" and r.target == "funnel" and r.K == 8:
             e -= 5.0 if r.underdamped else 0.0  # the one cell OD wins
         if r in plan["integrators"]:
-            e += {"obabo": 3.0, "obab": 2.0, "baoab": 2.0, "em": 0.0}[r.integrator]
+            e += {"obabo": 3.0, "obab": 2.0, "baoab": 2.0, "oba": 1.0, "em": 0.0}[r.integrator]
         if r.frozen:
             e -= 5.0
         if not r.tune:
             e += 0.5 * (r.dt_scale > 1)
-        return {"elbo": [e, e + 0.1, e - 0.1], "elbo_se": [0.05] * 3, "dt0": [0.1] * 3, "dt": [0.1] * 3}
+        return {"elbo": [e, e + 0.1, e - 0.1], "elbo_se": [0.05] * 3, "dt0": [0.1] * 3, "dt": [0.1] * 3,
+                "curve": (1, [e - 1, e]), "cpu_s": 1.0}
 
     res = {r: fake(r) for g in plan.values() for r in g}
     refs = {"funnel": 0.0, "ionosphere": -111.6}
-    ud = ex._ud_beats_od(plan, res, refs, ctx)
-    assert ud.verdict is R and ud.measured["cells_ud_better"] == 17 and ud.measured["cells"] == 18
-    fewer = ex._fewer_steps(plan, res, ctx)
-    assert fewer.verdict is R and fewer.measured["step_ratio_dbs_funnel"] == 4.0
-    sota = ex._state_of_the_art(plan, res, ctx)
-    assert sota.verdict is R and sota.measured["best_ionosphere"] == "DBS-UD"
-    integ = ex._integrators(plan, res, refs, ctx)
-    assert integ.verdict is R and integ.measured["gap_obabo_minus_em"] == pytest.approx(3.0)
-    tuning = ex._no_tuning(plan, res, refs, ctx)
-    assert tuning.verdict is R and tuning.measured["spread"] == pytest.approx(0.5)
+    findings = [ex._ud_beats_od(plan, res, refs, ctx), ex._fewer_steps(plan, res, ctx),
+                ex._state_of_the_art(plan, res, ctx), ex._integrators(plan, res, refs, ctx),
+                ex._no_tuning(plan, res, refs, ctx)]
+    by = {f.claim: f for f in findings}
+    assert all(f.verdict is None for f in findings)  # measurements only
+    assert by["ud_beats_od"].measured["cells_ud_better_by_mean"] == 17
+    assert by["fewer_steps"].measured["step_ratio_dbs_funnel"] == 4.0
+    assert by["integrators"].measured["gap_obabo_minus_em"] == pytest.approx(3.0)
+    assert by["no_tuning"].measured["spread"] == pytest.approx([0.5] * 3)
+    verdicts = {k: RULE[k].decide(f.measured) for k, f in by.items()}
+    assert verdicts == {"ud_beats_od": R, "fewer_steps": R, "state_of_the_art": R, "integrators": R,
+                        "no_tuning": R}

@@ -1,7 +1,7 @@
 """`iclr25 underdamped_bridges ...`: fit a diffusion sampler to your own density, then evaluate and sample.
 
-    iclr25 underdamped_bridges fit --logreg data.csv --label y --method dbs --steps 16 -o run/
-    iclr25 underdamped_bridges fit --log-prob mymod:log_prob --dim 10 -o run/
+    iclr25 underdamped_bridges fit --logreg data.csv --label y --method dbs --sde-steps 16 -o run/
+    iclr25 underdamped_bridges fit --log-prob mymod:log_prob --dim 10 --log-z 0.0 -o run/
     iclr25 underdamped_bridges fit --target funnel -o run/
     iclr25 underdamped_bridges eval run/
     iclr25 underdamped_bridges sample run/ --n 1000 -o samples.csv
@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -25,6 +26,7 @@ app = typer.Typer(help="Underdamped diffusion bridges: samples and log Z of an u
                   no_args_is_help=True, add_completion=False)
 
 TARGET_FILE, SAMPLER_FILE, HISTORY_FILE, DATA_FILE = "target.json", "sampler.pt", "history.csv", "data.npz"
+CURVES_FILE, SAMPLES_FILE = "curves.png", "samples.png"
 
 
 def _load_function(spec: str, cwd: Path):
@@ -94,7 +96,8 @@ def _target_from_spec(spec: dict, run_dir: Path):
         import numpy as np
         data = np.load(run_dir / DATA_FILE)
         return bayesian_logreg(data["X"], data["y"], spec["prior_std"], spec["intercept"], spec["name"])
-    return from_log_prob(_load_function(spec["spec"], Path(spec["cwd"])), spec["dim"], spec["name"])
+    return from_log_prob(_load_function(spec["spec"], Path(spec["cwd"])), spec["dim"], spec["name"],
+                         log_Z=spec.get("log_z"))
 
 
 def _load_run(run_dir: Path):
@@ -114,14 +117,18 @@ def _load_run(run_dir: Path):
     return Sampler.load(run_dir / SAMPLER_FILE, target)
 
 
-def _print_metrics(m: dict) -> None:
-    line = (f"ELBO {m['elbo']:.3f} ± {m['elbo_se']:.3f}   "
+def _print_metrics(m: dict, prefix: str = "") -> None:
+    line = (f"{prefix}ELBO {m['elbo']:.3f} ± {m['elbo_se']:.3f}   "
             f"log Z-hat {m['log_z_hat']:.3f} ± {m['log_z_se']:.3f}   "
-            f"ESS {m['ess']:.3f}")
+            f"ESS {m['ess']:.3f} (1 = perfect)")
     if "log_z" in m:
         line += f"   |log Z-hat - log Z| {m['log_z_error']:.3f} (log Z = {m['log_z']:.3f})"
     if "sinkhorn" in m:
-        line += f"   Sinkhorn {m['sinkhorn']:.4f}"
+        line += f"   Sinkhorn {m['sinkhorn']:.4f} (lower is better)"
+    if "mmd" in m:
+        line += f"   MMD {m['mmd']:.4f} (lower is better; 0 = same law)"
+    if "emc" in m:
+        line += f"   EMC {m['emc']:.3f} (1 = every mode)"
     typer.echo(line + f"   ({m['n']} samples)")
 
 
@@ -140,6 +147,10 @@ def fit(
     log_prob: Annotated[str | None, typer.Option(help="your log-density, module:function or file.py:function "
                                                       "(torch, batched (B, d) -> (B,))")] = None,
     dim: Annotated[int | None, count("dimension of --log-prob", 1_000_000)] = None,
+    log_z: Annotated[float | None, typer.Option(
+        "--log-z", help="the known log Z of --log-prob, if you know it (|log Z-hat - log Z| is then "
+                        "reported)")]
+    = None,
     target: Annotated[str | None, typer.Option(help="a built-in target: funnel, many_well, gmm40, seeds (or "
                                                     "ionosphere, sonar, credit, cancer, lgcp with the data)")]
     = None,
@@ -148,9 +159,16 @@ def fit(
     = True,
     integrator: Annotated[str | None, typer.Option(help="obabo | obab | baoab | em (default: em for DBS-UD, "
                                                         "obabo otherwise; overdamped: em)")] = None,
-    steps: Annotated[int, count("discretisation steps K (paper: 128)", 4096)] = 32,
-    iters: Annotated[int, count("training iterations (paper: 10,000)", 1_000_000, low=0)] = 1000,
-    batch: Annotated[int, count("paths per iteration (paper: 2,000)", 100_000, low=2)] = 256,
+    sde_steps: Annotated[int, typer.Option("--sde-steps", min=1, max=4096,
+                                           help="discretisation steps K of the SDE (paper: 128)")] = 32,
+    steps: Annotated[int | None, typer.Option(
+        "--steps", min=0, max=1_000_000, help="training steps, i.e. Adam updates (default 1000; paper: "
+        "10,000); the SDE's K is --sde-steps")] = None,
+    iters: Annotated[int | None, typer.Option("--iters", "--iterations", min=0, max=1_000_000, hidden=True)]
+    = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=2, max=100_000,
+                                            help="paths per training step (paper: 2,000)")] = 256,
+    batch: Annotated[int | None, typer.Option("--batch", min=2, max=100_000, hidden=True)] = None,
     loss: Annotated[str, typer.Option(help="kl (reverse KL, the paper's) | logvar")] = "kl",
     hidden: Annotated[int, count("width of the control networks (paper: 128)", 4096)] = 64,
     dt: Annotated[float | None, typer.Option(help="initial step-size scale (default: the target's, 0.01 for "
@@ -158,9 +176,14 @@ def fit(
     friction: Annotated[float, typer.Option(help="initial friction γ (η = γ·dt must stay < 1)")] = 1.0,
     tune_dt: Annotated[bool, typer.Option(help="pick the initial step size from dt × {1, 2, ..., 64} first, "
                                                "by the ELBO of the uncontrolled sampler")] = True,
+    plots: Annotated[bool, typer.Option(help=f"write {CURVES_FILE} (learning curve) and {SAMPLES_FILE} "
+                                             "(sample scatter) to --out")] = True,
     seed: Seed = 0,
 ) -> None:
-    """Fit a sampler to one target (exactly one of --logreg, --log-prob, --target) and save it in --out."""
+    """Fit a sampler to one target (exactly one of --logreg, --log-prob, --target) and save it in --out.
+
+    Prints the untrained sampler's metrics (the baseline: the uncontrolled process at the initial step
+    size) beside the trained one's, and warns when training did not raise the ELBO."""
     import numpy as np
     import pandas as pd
 
@@ -171,7 +194,14 @@ def fit(
     from iclr25.underdamped_bridges.targets import bayesian_logreg, from_log_prob
 
     pin_threads()
+    if steps is not None and iters is not None:
+        raise UserError("give --steps (training steps) or its old spelling --iters, not both; the SDE's "
+                        "discretisation steps K are --sde-steps")
+    steps = steps if steps is not None else iters if iters is not None else 1000
+    batch = batch if batch is not None else batch_size
     chosen = [name for name, v in (("--logreg", logreg), ("--log-prob", log_prob), ("--target", target)) if v]
+    if log_z is not None and log_prob is None:
+        raise UserError("--log-z goes with --log-prob (built-in targets know theirs)")
     if len(chosen) != 1:
         raise UserError("give exactly one of --logreg CSV, --log-prob module:function, --target NAME"
                         + (f" (got {', '.join(chosen)})" if chosen else ""))
@@ -191,24 +221,54 @@ def fit(
     elif log_prob is not None:
         if dim is None:
             raise UserError("--log-prob needs --dim")
-        tgt = from_log_prob(_load_function(log_prob, cwd), dim, log_prob.rsplit(":", 1)[-1])
-        spec = {"kind": "log_prob", "spec": log_prob, "dim": dim, "cwd": str(cwd), "name": tgt.name}
+        finite(log_z, "--log-z")
+        tgt = from_log_prob(_load_function(log_prob, cwd), dim, log_prob.rsplit(":", 1)[-1], log_Z=log_z)
+        spec = {"kind": "log_prob", "spec": log_prob, "dim": dim, "cwd": str(cwd), "name": tgt.name,
+                "log_z": log_z}
     else:
         tgt = target_by_name(target)
         spec = {"kind": "named", "name": target}
-    sampler = Sampler(tgt, method=method, underdamped=underdamped, integrator=integrator, num_steps=steps,
+    sampler = Sampler(tgt, method=method, underdamped=underdamped, integrator=integrator, num_steps=sde_steps,
                       loss=loss, hidden=hidden, seed=seed, dt=dt, friction=friction)
     if tune_dt:
         sampler.tune_dt()
-    typer.echo(f"fitting {sampler.name} ({sampler.config.integrator}, K={steps}) to {tgt.name} "
-               f"(d={tgt.dim}): "
-               f"{iters} iterations × {batch} paths")
-    sampler.fit(iters, batch)
+    typer.echo(f"fitting {sampler.name} ({sampler.config.integrator}, K={sde_steps} SDE steps) to {tgt.name} "
+               f"(d={tgt.dim}): {steps} training steps × {batch} paths")
+    before = sampler.evaluate(2000, seed=seed + 1)
+    _print_metrics(before, "untrained (baseline): ")
+    sampler.fit(steps, batch)
     (out / TARGET_FILE).write_text(json.dumps(spec, indent=2))
     sampler.save(out / SAMPLER_FILE)
     pd.DataFrame(sampler.history_).to_csv(out / HISTORY_FILE, index=False)
-    _print_metrics(sampler.evaluate(2000, seed=seed + 1))
-    typer.echo(f"saved to {out}/ ({SAMPLER_FILE}, {TARGET_FILE}, {HISTORY_FILE})")
+    after = sampler.evaluate(2000, seed=seed + 1)
+    _print_metrics(after, "trained:              ")
+    se = math.hypot(before["elbo_se"], after["elbo_se"]) if steps else 0.0
+    if not after["elbo"] > before["elbo"] + 2 * se:
+        typer.echo(f"warning: training did not raise the ELBO beyond 2 standard errors ({after['elbo']:.3f} "
+                   f"vs {before['elbo']:.3f} untrained); try more --steps, a larger --batch-size or tune_dt",
+                   err=True)
+    written = [SAMPLER_FILE, TARGET_FILE, HISTORY_FILE]
+    if plots:
+        written += _plots(sampler, out, seed)
+    typer.echo(f"saved to {out}/ ({', '.join(written)})")
+
+
+def _plots(sampler, out: Path, seed: int) -> list[str]:
+    """The learning curve (training ELBO per step) and a scatter of 1,000 samples (with exact samples
+    beside them where the target has them)."""
+    import torch
+
+    from iclr25.underdamped_bridges import figures
+    hist = sampler.history_
+    step = max(1, len(hist) // 500)
+    figures.learning_curves({sampler.name: (step, [h["elbo"] for h in hist][::step])}, out / CURVES_FILE,
+                            f"{sampler.name} on {sampler.target.name}: training ELBO")
+    x = sampler.sample(1000, seed=seed + 3)[0].double().numpy()
+    truth = None
+    if sampler.target.can_sample:
+        truth = sampler.target.sample(1000, torch.Generator().manual_seed(seed + 4)).double().numpy()
+    figures.sample_scatter(x, out / SAMPLES_FILE, truth, f"{sampler.name} on {sampler.target.name}")
+    return [CURVES_FILE, SAMPLES_FILE]
 
 
 @app.command("eval")

@@ -6,9 +6,19 @@ A forward path runs K steps from the prior to the target; the log-weight of a pa
             + Σ_O-steps [log backward kernel - log forward kernel],
 
 so E[log w] is the ELBO (≤ log Z) and logmeanexp(log w) the importance-sampling estimate of log Z.
-An underdamped step is a word over the moves O, B, A (kernels.py); only O-steps carry densities, because
-A and B are volume-preserving shears whose inverses are exact. A backward path runs the same word in
-reverse from samples of the target (the noising process of a diffusion model), with the same log-weight.
+A splitting integrator's step is a word over the moves O, B, A (kernels.py); only O-steps carry
+densities, because A and B are volume-preserving shears whose inverses are exact. A backward path runs
+the same word in reverse from samples of the target (the noising process of a diffusion model), with the
+same log-weight.
+
+The paper's Euler–Maruyama step ("em", its code's default for DBS-UD) is not a splitting: the force
+enters the velocity kernel's mean, and its backward kernel is the discretised reverse SDE evaluated at the
+new state, not the exact inverse of the forward moves:
+
+    forward:  v' ~ N(v (1 − η) + 2η u_k(x, v) + dt F_k(x), 2η M),   x' = x + dt M⁻¹ v'
+    backward: v  ~ N(v' (1 − η) + 2η b_{k+1}(x', v') + dt F_{k+1}(x'), 2η M),   x = x' − dt M⁻¹ v'
+
+Our exactly reversible O·B·A word is kept as "oba" (it matches "em"'s forward move and undoes B and A).
 The overdamped step is one Gaussian kernel on x: x' ~ N(x + η (F_k(x) + u), 2η), η = dt/γ.
 """
 
@@ -27,12 +37,13 @@ from iclr25.underdamped_bridges.targets import Target
 
 # (move, fraction of dt, time offset of an O-step within the step)
 SCHEMES: dict[str, tuple[tuple, ...]] = {
-    "em": (("O", 1.0, 0.0), ("B", 1.0), ("A", 1.0)),  # semi-implicit Euler-Maruyama
     "obab": (("O", 1.0, 0.0), ("B", 0.5), ("A", 1.0), ("B", 0.5)),
     "obabo": (("O", 0.5, 0.0), ("B", 0.5), ("A", 1.0), ("B", 0.5), ("O", 0.5, 0.5)),
     "baoab": (("B", 0.5), ("A", 0.5), ("O", 1.0, 0.5), ("A", 0.5), ("B", 0.5)),
+    "oba": (("O", 1.0, 0.0), ("B", 1.0), ("A", 1.0)),  # semi-implicit Euler, B and A undone exactly
 }
-INTEGRATORS = tuple(SCHEMES)
+EM_SCHEME = (("O", 1.0, 0.0), ("O", 1.0, 1.0))  # the paper's EM: O-kernels at k (forward) and k+1 (backward)
+INTEGRATORS = ("em", *SCHEMES)
 DRIFTS = ("anneal", "prior")
 
 
@@ -100,13 +111,14 @@ class Dynamics:
 
     def __init__(self, target: Target, params: SDEParams, controls: Controls, *, underdamped: bool = True,
                  integrator: str = "obabo", drift: str = "anneal", exact_o: bool = False) -> None:
-        if integrator not in SCHEMES:
+        if integrator not in INTEGRATORS:
             raise UserError(f"unknown integrator {integrator!r}; choose from {', '.join(INTEGRATORS)}")
         if drift not in DRIFTS:
             raise UserError(f"unknown drift {drift!r}; choose from {', '.join(DRIFTS)}")
         self.target, self.params, self.controls = target, params, controls
         self.underdamped, self.drift, self.exact_o = underdamped, drift, exact_o
-        self.scheme = SCHEMES[integrator]
+        self.integrator = integrator
+        self.scheme = EM_SCHEME if integrator == "em" else SCHEMES[integrator]
         K = params.num_steps
         if underdamped:
             labels = {(k + m[2]) / K for k in range(K) for m in self.scheme if m[0] == "O"}
@@ -170,7 +182,8 @@ class Dynamics:
             v = v.detach() if detach else v
             log_w = log_w - log_normal(v, torch.zeros_like(v), c.mass)
         xs = [x.detach()] if keep_path else None
-        step = self._ud_forward if self.underdamped else self._od_forward
+        step = (self._em_forward if self.integrator == "em" else self._ud_forward) if self.underdamped \
+            else self._od_forward
         for k in range(self.num_steps):
             x, v, lw = step(x, v, k, c, generator, detach)
             log_w = log_w + lw
@@ -196,7 +209,8 @@ class Dynamics:
             v = torch.sqrt(c.mass) * self._noise(x, generator)
             log_w = log_w + log_normal(v, torch.zeros_like(v), c.mass)
         xs = [x.detach()] if keep_path else None
-        step = self._ud_backward if self.underdamped else self._od_backward
+        step = (self._em_backward if self.integrator == "em" else self._ud_backward) if self.underdamped \
+            else self._od_backward
         for k in reversed(range(self.num_steps)):
             x, v, lw = step(x, v, k, c, generator)
             log_w = log_w + lw
@@ -256,6 +270,35 @@ class Dynamics:
                 x = a_step(x, v, -move[1] * c.dts[k], c.mass)
                 moved -= move[1]
         return x, v, lw
+
+    # ---- the paper's Euler-Maruyama step (not a splitting) ----------------------------------------
+    def _em_means(self, x, v, k, c, forward: bool):
+        """Mean of the forward kernel from (x_k, v_k), or of the backward kernel from (x_{k+1}, v_{k+1}):
+        v (1 − η) + 2η control + dt F, all at step k's η and dt (the paper's code)."""
+        decay, drive2, _, _ = (a[k] for a in c.kernels[1.0])
+        if forward:
+            control = self.controls.forward_control(x, v, k / self.num_steps)
+            return _mean(decay, drive2, v, control) + c.dts[k] * self.force(x, k, c)
+        control = self.controls.backward_control(x, v, (k + 1) / self.num_steps)
+        return _mean(decay, drive2, v, control) + c.dts[k] * self.force(x, k + 1, c)
+
+    def _em_forward(self, x, v, k, c, generator, detach):
+        _, _, var, std = (a[k] for a in c.kernels[1.0])
+        mean_f = self._em_means(x, v, k, c, True)
+        v_new = (mean_f.detach() if detach else mean_f) + std * self._noise(v, generator)
+        v_new = v_new.detach() if detach else v_new
+        x_new = a_step(x, v_new, c.dts[k], c.mass)
+        x_new = x_new.detach() if detach else x_new
+        mean_b = self._em_means(x_new, v_new, k, c, False)
+        return x_new, v_new, o_log_ratio(v, mean_b, v_new, mean_f, var)
+
+    def _em_backward(self, x_new, v_new, k, c, generator):
+        _, _, var, std = (a[k] for a in c.kernels[1.0])
+        mean_b = self._em_means(x_new, v_new, k, c, False)
+        v = mean_b + std * self._noise(v_new, generator)
+        x = a_step(x_new, v_new, -c.dts[k], c.mass)
+        mean_f = self._em_means(x, v, k, c, True)
+        return x, v, o_log_ratio(v, mean_b, v_new, mean_f, var)
 
     # ---- overdamped steps ----------------------------------------------------------------------
     def _od_drifts(self, x: Tensor, k: int, c: _Consts, forward: bool) -> Tensor:

@@ -1,4 +1,5 @@
-"""The reproduction's five figures (matplotlib, Agg), each drawn from measured results only."""
+"""The reproduction's figures and the CLI's learning curves and sample scatter (matplotlib, Agg), each drawn
+from measured results only."""
 
 from __future__ import annotations
 
@@ -81,6 +82,48 @@ def bars(groups: dict[str, list[float]], title: str, ylabel: str, path: Path,
     ax.set_xticks(range(len(names)), names, fontsize=8, rotation=20)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
+    return _save(fig, path)
+
+
+def learning_curves(curves: dict[str, tuple[int, list[float]]], path: Path, title: str = "") -> str:
+    """Training ELBO (the batch mean of log w) against the iteration, one line per run; the y-axis is
+    clipped to the last 80% of the iterations so that early collapses do not flatten the curves."""
+    fig, ax = plt.subplots(figsize=(6.2, 3.8))
+    tails = []
+    for name, (step, ys) in curves.items():
+        xs = np.arange(len(ys)) * step
+        ax.plot(xs, ys, lw=1.2, label=name)
+        tail = np.asarray(ys[len(ys) // 5:], dtype=float)
+        tails.append(tail[np.isfinite(tail)])
+    both = np.concatenate([t for t in tails if t.size]) if any(t.size for t in tails) else np.zeros(0)
+    if both.size:
+        lo, hi = np.percentile(both, 1), both.max()
+        ax.set_ylim(lo - 0.1 * (hi - lo + 1e-9), hi + 0.1 * (hi - lo + 1e-9))
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("training ELBO (batch mean of log w)")
+    ax.set_title(title or "learning curves", fontsize=10)
+    ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def sample_scatter(x: np.ndarray, path: Path, truth: np.ndarray | None = None, title: str = "",
+                   dims: tuple[int, int] = (0, 1)) -> str:
+    """Scatter of the sampler's draws in two coordinates (beside exact samples when there are any)."""
+    panels = [("exact samples", truth)] if truth is not None else []
+    panels.append(("sampler", x))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), sharex=True, sharey=True,
+                             squeeze=False)
+    i, j = dims
+    for ax, (name, pts) in zip(axes[0], panels, strict=True):
+        if pts.shape[1] > j:
+            ax.scatter(pts[:, i], pts[:, j], s=3, alpha=0.4)
+            ax.set_ylabel(f"x{j}")
+        else:  # one-dimensional target: a histogram
+            ax.hist(pts[:, i], bins=50, alpha=0.7)
+        ax.set_xlabel(f"x{i}")
+        ax.set_title(name, fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=10)
     return _save(fig, path)
 
 

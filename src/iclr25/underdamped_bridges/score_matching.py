@@ -143,7 +143,8 @@ class ScoreControls:
 
 def score_matching_gap(config: ScoreMatchingConfig, seed: int) -> dict:
     """ELBO deficits of the perturbed scores against their score-matching integrals, on one seed:
-    {"deficit": [...], "sm": [...], "elbo_exact", "data_log_lik", "slope", "intercept", "r2"}."""
+    {"deficit": [...], "sm": [...], "elbo_exact", "data_log_lik", "slope", "slope_se" (its least-squares
+    standard error), "intercept", "r2"}."""
     from scipy.stats import linregress
 
     means = np.asarray(config.means, dtype=np.float64)
@@ -170,4 +171,4 @@ def score_matching_gap(config: ScoreMatchingConfig, seed: int) -> dict:
     log_rho = data.log_prob(x_data)
     return {"deficit": deficits, "sm": sm.tolist(), "elbo_exact": float((log_rho - log_w[0]).mean()),
             "data_log_lik": float(log_rho.mean()), "slope": float(fit.slope),
-            "intercept": float(fit.intercept), "r2": float(fit.rvalue ** 2)}
+            "slope_se": float(fit.stderr), "intercept": float(fit.intercept), "r2": float(fit.rvalue ** 2)}
