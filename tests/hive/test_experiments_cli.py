@@ -253,6 +253,10 @@ def test_a_text_file_named_in_the_request_is_read(speech_dir, cli):
     code, out = _run(cli, speech_dir, "Summarise ./memo.txt")
     assert code == 0, out
     assert "get_extractive_summarization (reads the request)" in out and "Paris" in out
+    # beside an audio step, the summary still reads the file, not the transcript
+    code, out = _run(cli, speech_dir, "Summarise ./memo.txt and transcribe ./talk.wav")
+    assert code == 0, out
+    assert "get_extractive_summarization (reads the request)" in out and "Paris" in out
 
 
 def test_a_request_that_cannot_be_met_fully_says_so_and_exits_1(speech_dir, cli):

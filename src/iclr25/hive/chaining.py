@@ -8,7 +8,8 @@ so Hive's code step decides which output feeds which input. Ours is symbolic, in
 2. References: a sub-request that names an earlier step's output ("based on the summary", "translate the
    answer") reads that step; one that names the original material ("the passage", "the article", "the
    given text", or a leading "For the given passage, ...") reads the request's input, in parallel with the
-   other steps ("the text" alone is not enough: it often names an extracted text).
+   other steps ("the text" alone is not enough: it often names an extracted text; "the text file" is a
+   file the request names, read as its input).
 3. Types: a step that analyses a passage (summaries, entities, parts of speech, classes, sentiment,
    answers from a context) never reads a label (a class, a sentiment, an entity list, an evaluation
    score): it reads the latest passage before it, or the request's input.
@@ -83,7 +84,7 @@ OUTPUT_NOUNS = (
      ("generate_or_write_text",)),
     (r"\bgenerated (?:image|figure|picture)\b", ("text_to_image",)),
 )
-INPUT_NOUN = re.compile(r"\b(?:the|this) (?:(?:given|following|original|above) (?:text|data)|"
+INPUT_NOUN = re.compile(r"\b(?:the|this) (?:(?:given|following|original|above) (?:text|data)|text file|"
                         r"(?:given |following |original |above )?"
                         r"(?:passage|article|context|review|document|paragraph|lyrics))\b",
                         re.IGNORECASE)
