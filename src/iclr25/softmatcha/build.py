@@ -185,6 +185,7 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
     emb_rows[0] = 0
     _save(tmp / "indptr.bin", indptr)
     _save(tmp / "emb_rows.bin", emb_rows)
+    _save(tmp / "is_word.bin", word_classes(vocab))
     (tmp / "vocab.txt").write_text("\n".join(vocab), encoding="utf-8")
     WordLookup.from_words(vocab, max_width=LOOKUP_WIDTH).save(tmp)  # token -> type id without a dict
     arrays = {
@@ -192,6 +193,7 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
         "postings": {"dtype": pdtype, "shape": [n_positions]},
         "indptr": {"dtype": "int64", "shape": [len(vocab) + 1]},
         "emb_rows": {"dtype": "int32", "shape": [len(vocab)]},
+        "is_word": {"dtype": "uint8", "shape": [len(vocab)]},
     }
     if sa_spec is not None:
         arrays["sa"] = sa_spec
@@ -268,6 +270,16 @@ def build_from_ids(word_ids: np.ndarray, line_lengths: np.ndarray, words: list[s
         sources = [{"name": source, "first_line": 0, "n_lines": n_lines}]
         return _finish(tmp, out, vocab, embeddings, tokenizer_name, n_positions, int(word_ids.size),
                        n_lines, sources, None, stats, config, t0)
+
+
+def word_classes(vocab: list[str]) -> np.ndarray:
+    """(n_types,) uint8: 1 for a type with a letter or digit (a word), 0 for punctuation and the separator
+    (the punctuation policy's classes, stored so a query does not read the vocabulary)."""
+    import re
+    has = re.compile(r"\w").search
+    out = np.fromiter((bool(has(w)) for w in vocab), dtype=np.uint8, count=len(vocab))
+    out[0] = 0
+    return out
 
 
 def _save(path: Path, a: np.ndarray) -> None:

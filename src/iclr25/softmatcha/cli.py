@@ -94,6 +94,15 @@ TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="glove (default: 
                                                                "king 's), moses or word")]
 
 
+def _labels(idx, line_number: bool) -> list[str] | None:
+    """The KJV's book chapter:verse per line, when -n asks and the index is the built-in KJV."""
+    if not (line_number and getattr(idx, "kjv_refs", False)):
+        return None
+    from iclr25.softmatcha.corpus import kjv_refs
+    refs = kjv_refs()
+    return refs if len(refs) == idx.n_lines else None
+
+
 def _plain_only(files: bool, invert: bool, context: int) -> None:
     from iclr25.core.errors import UserError
     if files or invert or context:
@@ -130,17 +139,13 @@ def _embeddings(emb: str, remove_top: int):
 def _index_for(path: str, verify: str = "auto", mix_punctuation: bool = False):
     """The index a command names. One query per process: no neighbour lists are kept (see SearchConfig)."""
     from iclr25.softmatcha.index import Index, SearchConfig
-    labels = None
-    if path == KJV and not Path(path).exists():
-        from iclr25.softmatcha.corpus import kjv_refs
+    kjv = path == KJV and not Path(path).exists()
+    if kjv:
         from iclr25.softmatcha.demo import kjv_index
         idx = kjv_index(verify=verify)
-        labels = kjv_refs()  # -n prints book chapter:verse
-        if len(labels) != idx.n_lines:
-            labels = None
     else:
         idx = Index.load(path, verify=verify)
-    idx.line_labels = labels
+    idx.kjv_refs = kjv  # -n prints the KJV's book chapter:verse (read only then: `_labels`)
     idx.config = SearchConfig(list_cache=0, mix_punctuation=mix_punctuation)
     return idx
 
@@ -197,11 +202,12 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
     end = None if page is None else offset + page
     if stop is not None:
         end = stop if end is None else min(end, stop)
-    if invert or files or (count and with_filename) or context:
+    if not count_matches and (invert or files or (count and with_filename) or context):
         _emit_by_line(idx, st, hi, line_number=line_number, with_filename=with_filename, count=count,
                       quiet=quiet, files=files, invert=invert, context=context, max_count=max_count,
                       stats=stats, t0=t0)
     seen = found = lines = 0
+    labels: list[str] | None = None  # read at the first line printed
     out = sys.stdout
     for res in st.chunks():
         n = res.count
@@ -223,8 +229,10 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
                     nxt = min(b, cut + 2048)
                     while nxt < b and ln[nxt] == ln[nxt - 1]:
                         nxt += 1
+                    if labels is None:
+                        labels = _labels(idx, line_number) or []
                     _print_lines(out, res[cut:nxt], hi, line_number, with_filename, only_matching, json_out,
-                                 getattr(idx, "line_labels", None))
+                                 labels or None)
                     out.flush()
                     cut = nxt
         if end is not None and seen >= end:
@@ -236,7 +244,28 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
     out.flush()
     if stats:
         typer.echo(f"{found} hits in {(time.perf_counter() - t0) * 1000:.1f} ms", err=True)
+    if found == 0 and not quiet and not count and not count_matches:
+        _nearest(idx, pattern, thr)
     raise typer.Exit(0 if found > 0 else 1)
+
+
+def _nearest(idx, pattern: str, thr) -> None:
+    """No match: say on stderr what comes closest (the best variants at any threshold, with their scores),
+    so the user sees whether to lower the threshold or rephrase."""
+    from iclr25.core.errors import UserError
+    from iclr25.softmatcha.variants import VariantConfig
+    best: list = []
+    try:
+        for v in idx.iter_variants(pattern, 0.0, VariantConfig(max_seconds=2.0)):
+            best.append(v)
+            if len(best) >= 3:
+                break
+    except UserError:  # a hint only (over its budget, or a pattern the ranked path refuses)
+        pass
+    if best:
+        at = thr if thr is not None else idx.config.threshold
+        typer.echo(f"iclr25: no match at alpha {at}; nearest: "
+                   + "; ".join(f"{v.string} ({v.score:.2f}, {v.count}x)" for v in best), err=True)
 
 
 def _emit_by_line(idx, st, hi, *, line_number: bool, with_filename: bool, count: bool, quiet: bool,
@@ -250,7 +279,7 @@ def _emit_by_line(idx, st, hi, *, line_number: bool, with_filename: bool, count:
     import numpy as np
     sources = idx.meta["sources"]
     firsts = np.array([s["first_line"] for s in sources], dtype=np.int64)
-    labels = getattr(idx, "line_labels", None)
+    labels = _labels(idx, line_number)
     matched: dict[int, list] = {}  # line -> its hits (spans), in corpus order
     n_lines = 0
     for res in st.chunks():

@@ -23,6 +23,6 @@ def kjv_index(embeddings: str = DEFAULT_EMBEDDINGS, tokenizer: str = DEFAULT_TOK
     out = cache_dir() / "softmatcha" / "indexes" / kjv_index_name(embeddings, tokenizer)
     idx = Index.load_or_build(out, embeddings=embeddings, verify=verify, files=[kjv_path()],
                               tokenizer=tokenizer)
-    if "sa" not in idx.meta["arrays"]:  # cached before format v3: rebuilt once to store its suffix array
+    if not {"sa", "is_word"} <= set(idx.meta["arrays"]):  # cached by an older build: rebuilt once
         idx = Index.build(out, files=[kjv_path()], embeddings=embeddings, tokenizer=tokenizer, overwrite=True)
     return idx

@@ -142,7 +142,9 @@ class SoftSets:
     @cached_property
     def is_word(self) -> np.ndarray:
         """(n_types,) True for the types with a letter or digit (words), False for punctuation and the
-        separator: the classes the punctuation policy keeps apart."""
+        separator: the classes the punctuation policy keeps apart (stored by the build, else computed)."""
+        if "is_word" in getattr(self, "meta", {}).get("arrays", {}):
+            return np.asarray(open_array(self.path, "is_word", self.meta)).astype(bool)
         vocab = self.vocab
         out = np.fromiter((bool(_HAS_WORD(w)) for w in vocab), dtype=bool, count=len(vocab))
         out[0] = False

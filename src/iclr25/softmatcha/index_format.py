@@ -12,6 +12,8 @@ load; meta.json (written last) describes them.
     text.txt        the corpus lines (UTF-8, invalid bytes replaced), one per line, for display
     sa.bin          uint32|uint64[n_positions]  suffix array of tokens.bin (v3, optional): positions sorted by
                     the token ids that follow them; ranked variants and their counts (suffix.py)
+    is_word.bin     uint8[n_types]       1 for a word type, 0 for punctuation (the punctuation policy;
+                                         optional: computed from vocab.txt when absent)
     lookup_keys.npy the types' UTF-8 bytes sorted (types over 64 bytes left out); lookup_rows.npy their
                     type ids: a token -> type id map read by binary search (v2; v1 builds a dict)
 
@@ -49,7 +51,7 @@ FORMAT = "iclr25-softmatcha-index"
 VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 SEP_TOKEN = "\x00sep"  # type 0; cannot come out of a tokenizer
-ARRAYS = ("tokens", "postings", "indptr", "emb_rows", "line_bytes", "sa")
+ARRAYS = ("tokens", "postings", "indptr", "emb_rows", "line_bytes", "sa", "is_word")
 HEAD_BYTES = 1 << 20
 CRC_ALL_BELOW = 64 * 2**20  # "auto": CRC-32 of every file up to this total size, of each head above
 SHA_ALL_BELOW_V1 = 256 * 2**20  # "auto" for version-1 indexes (no CRC recorded): SHA-256 up to this
@@ -170,7 +172,7 @@ def _check_meta(path: Path, meta: dict[str, Any]) -> None:
     if (shapes["tokens"] != n_pos or shapes["postings"] != n_pos or shapes["indptr"] != n_types + 1
             or shapes["emb_rows"] != n_types
             or (meta["has_text"] and shapes["line_bytes"] != meta["n_lines"] + 1)
-            or shapes.get("sa", n_pos) != n_pos):
+            or shapes.get("sa", n_pos) != n_pos or shapes.get("is_word", n_types) != n_types):
         raise bad("array shapes disagree with its counts")
 
 
