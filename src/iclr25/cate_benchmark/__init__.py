@@ -12,13 +12,15 @@ from iclr25.core.lazy import lazy_package
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "benchmark": ["Benchmark", "BenchmarkConfig", "GridPoint", "paper_grid", "run_variant"],
     "datasets": ["DATASETS", "RCTData", "from_frame", "load_rct"],
-    "experiments": ["CLAIMS", "run"],
+    "claims": ["CLAIMS"],
+    "experiments": ["run"],
     "learners": ["CONSTANT_BASELINE", "LEARNERS", "BaseConfig", "CATELearner", "ConstantATE",
         "DMLLearner", "DRLearner", "RLearner", "SLearner", "TLearner", "XLearner",
         "ZeroModel", "make_learner"],
     "q_hat": ["QHat", "compare_to_constant", "constant_q", "is_degenerate", "pseudo_outcome",
         "q_hat", "q_hat_terms"],
     "sampling": ["NONLINEARITY", "ObservationalSample", "observational_sample"],
-    "summaries": ["avg_rank", "degenerate_rate", "mrr", "orthogonal_win_share", "summarize",
+    "summaries": ["avg_rank", "dataset_bootstrap_se", "degenerate_rate", "mrr", "orthogonal_win_share",
+        "summarize",
         "win_share", "worse_than_constant_rate"],
 })

@@ -140,3 +140,22 @@ def summarize(table: pd.DataFrame, col: str = "q_hat") -> dict[str, float]:
         "orthogonal_win_share": orthogonal_win_share(table, col),
         "failed_fits": int((table["error"] != "").sum()),
     }
+
+
+def dataset_bootstrap_se(table: pd.DataFrame, stats: dict, n_boot: int = 200,
+                         seed: int = 0) -> dict[str, float]:
+    """Standard errors of summary statistics with the data sets as the unit: resample data sets with
+    replacement (each with all its variants and repetitions; a data set drawn twice counts twice) and
+    recompute. Variants of one data set share its covariates and outcome, so treating the variants as
+    independent would understate the uncertainty. `stats`: name -> function of a table."""
+    rng = np.random.default_rng(seed)
+    names = table["dataset"].unique()
+    parts = {n: t for n, t in table.groupby("dataset")}
+    draws: dict[str, list[float]] = {k: [] for k in stats}
+    for _ in range(n_boot):
+        pick = rng.choice(names, size=len(names), replace=True)
+        boot = pd.concat([parts[n].assign(variant=parts[n]["variant"].astype(str) + f"#{i}")
+                          for i, n in enumerate(pick)], ignore_index=True)
+        for k, fn in stats.items():
+            draws[k].append(fn(boot))
+    return {k: float(np.nanstd(v, ddof=1)) for k, v in draws.items()}
