@@ -245,6 +245,7 @@ def test_transcribe_and_summarise_runs_both_and_names_what_ran(speech_dir, cli):
     for header in ("| action | model |", "| step | seconds |"):  # tables render: blank line, no gap
         before, after = md.split(header, 1)
         assert before.endswith("\n\n") and after.split("\n", 2)[1].startswith("|---|")
+    assert "```json\n{" in md and "```pddl\n(define" in md and "\n\n```\n" not in md  # fences are whole
 
 
 def test_a_text_file_named_in_the_request_is_read(speech_dir, cli):

@@ -41,8 +41,9 @@ class Report:
     unmet: list[str] = field(default_factory=list)  # what the request asked for that was not done
 
     def to_markdown(self) -> str:
-        """The report as Markdown: sections separated by blank lines, each table one block (a header,
-        its `|---|` row and its rows on consecutive lines, a blank line before it)."""
+        """The report as Markdown: sections separated by blank lines, each table and fenced block one
+        block (a table's header, its `|---|` row and its rows on consecutive lines, a blank line before
+        it)."""
         sel = "\n".join(
             f"| {s['action']} | {s['model']} | {s['license']} | {s['ranked_by']} | "
             f"{s['feasible']}/{s['considered']} | {s['executed_with']} |"
@@ -54,41 +55,32 @@ class Report:
         )
         flow = ", ".join(f"{a} -> {b}" for a, b in self.flow) or "(no data flow between actions)"
         times = "\n".join(f"| {k} | {v:.3f} |" for k, v in self.timings.items())
+        def fence(lang: str, text: str) -> str:  # one block: no blank line inside the fence
+            return f"```{lang}\n{text}\n```"
+
         body = [
             "# Hive report",
             f"## {SECTIONS[0]}",
             self.query,
             f"## {SECTIONS[1]}",
-            "```json",
-            json.dumps(self.parsed, indent=1, ensure_ascii=False),
-            "```",
+            fence("json", json.dumps(self.parsed, indent=1, ensure_ascii=False)),
             f"## {SECTIONS[2]}",
             f"Domains: {', '.join(self.domains)}",
-            "```pddl",
-            self.domain_pddl.rstrip(),
-            "```",
+            fence("pddl", self.domain_pddl.rstrip()),
             f"## {SECTIONS[3]}",
-            "```pddl",
-            self.problem_pddl.rstrip(),
-            "```",
+            fence("pddl", self.problem_pddl.rstrip()),
             f"Planner: {self.planner}",
-            "```text",
-            self.planner_output.strip()[-3000:] or "(no output)",
-            "```",
+            fence("text", self.planner_output.strip()[-3000:] or "(no output)"),
             f"## {SECTIONS[4]}",
             "\n".join(f"{i + 1}. ({a})" for i, a in enumerate(self.plan)),
             f"Data flow (chaining step): {flow}",
             f"## {SECTIONS[5]}",
             "Preferences:",
-            "```json",
-            json.dumps(self.preferences),
-            "```",
+            fence("json", json.dumps(self.preferences)),
             "| action | model | license | ranked by | feasible/considered | executed with |\n"
             "|---|---|---|---|---|---|\n" + sel,
             f"## {SECTIONS[6]}",
-            "```python",
-            "\n".join(self.code),
-            "```",
+            fence("python", "\n".join(self.code)),
             "Outputs:",
             outs,
             *(["Not done:", "\n".join(f"- {u}" for u in self.unmet)] if self.unmet else []),
