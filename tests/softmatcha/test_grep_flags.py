@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import shutil
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -83,3 +84,24 @@ def test_no_match_names_the_nearest_variants(files):
     r = CliRunner().invoke(app, ["grep", "the emperor of israel", a])
     assert r.exit_code == 1 and r.stdout == ""
     assert "no match at alpha 0.8; nearest: the king of israel (0." in r.stderr
+
+
+def test_explosive_edit_searches_stop_at_their_budget(tmp_path):
+    """Issue 49: `'the of' -t 0 --max-insert 4 --max-delete 1 --count-matches` ran for minutes; it now
+    stops at --max-runtime with one line (the default budget is 60 s), and --variants prints the best
+    found so far, marked partial."""
+    import time
+
+    from iclr25.core.errors import UserError
+    rng = np.random.default_rng(0)
+    words = ["the", "of", "king", "and", "israel", "said", "unto", "them", "lord", "house"]
+    f = tmp_path / "c.txt"
+    f.write_text("\n".join(" ".join(rng.choice(words, 30)) for _ in range(2000)))
+    t0 = time.perf_counter()
+    r = CliRunner().invoke(app, ["grep", "the of", str(f), "-t", "0", "--max-insert", "4", "--max-delete",
+                                 "1", "--count-matches", "--max-runtime", "0.3"])
+    assert isinstance(r.exception, UserError) and "budget of 0.3 s" in str(r.exception)
+    assert time.perf_counter() - t0 < 60
+    r = CliRunner().invoke(app, ["grep", " ".join(["the"] * 40), str(f), "--max-insert", "4",
+                                 "--max-delete", "4", "--variants", "--top-k", "1000", "--max-runtime", "0.3"])
+    assert r.exit_code == 2 and "partial" in r.stderr
