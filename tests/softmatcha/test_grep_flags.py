@@ -103,5 +103,6 @@ def test_explosive_edit_searches_stop_at_their_budget(tmp_path):
     assert isinstance(r.exception, UserError) and "budget of 0.3 s" in str(r.exception)
     assert time.perf_counter() - t0 < 60
     r = CliRunner().invoke(app, ["grep", " ".join(["the"] * 40), str(f), "--max-insert", "4",
-                                 "--max-delete", "4", "--variants", "--top-k", "1000", "--max-runtime", "0.3"])
+                                 "--max-delete", "4", "--variants", "--top-k", "1000",
+                                 "--max-runtime", "0.3"])
     assert r.exit_code == 2 and "partial" in r.stderr
