@@ -52,7 +52,8 @@ def test_cli_test_rejects_a_different_api_and_accepts_the_same(files):
     assert "do not reject: consistent with a reference" in out.stdout.splitlines()[-1]
     out = run("distance", ref, api)
     # no shared symbol: MMD^2 = 2 x (within-sample agreement 1/3) under the default "pairs" normalisation
-    assert out.returncode == 0 and 0.78 < float(out.stdout.split(":")[-1]) < 0.87
+    assert out.returncode == 0 and 0.78 < float(out.stdout.split(":")[-1].split()[0]) < 0.87
+    assert "(0 = indistinguishable, at most 1.414)" in out.stdout  # the score's reference points
 
 
 def test_cli_bad_input_is_one_line_exit_2(files, tmp_path):
@@ -92,7 +93,8 @@ def test_cli_simulate_then_test_and_power_from_a_config(tmp_path):
     out = run("power", "--profile", "smoke", "--config", str(cfg), "--denominator", "paper")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[1].split() == ["endpoint", "TV/token", "N=1m"] and len(lines) == 2 + 8
+    assert lines[1].split() == ["endpoint", "TV/token", "N=1m"] and len(lines) == 2 + 9
+    assert lines[2].startswith("same model") and lines[3].startswith("other pool")  # FPR, pool drift
     assert all(0.0 <= float(line.split()[-1]) <= 1.0 for line in lines[2:])
     for args, needle in [(("power", "--profile", "smoke", "--config", str(cfg), "--denominator", "n2"),
                           "unknown --denominator 'n2'"),
@@ -112,3 +114,30 @@ def test_cli_simulate_then_test_and_power_from_a_config(tmp_path):
         out = run("power", "--profile", "smoke", "--config", str(cfg))
         err = out.stderr.strip()
         assert out.returncode == 2 and needle in err and len(err.splitlines()) == 1, (text, err)
+
+
+def test_cli_test_documents_and_offers_a_rejecting_exit_code(files):
+    ref, same, api = files
+    assert "Exit status: 0 whether or not H0 is rejected" in run("test", "--help").stdout
+    out = run("test", "--ref", ref, "--api", api, "--b", "200", "--fail-on-reject")
+    assert out.returncode == 1 and "decision: REJECT" in out.stdout
+    out = run("test", "--ref", ref, "--api", same, "--b", "200", "--fail-on-reject", "--L", "8")  # old --L
+    assert out.returncode == 0 and "L = 8" in out.stdout
+    out = run("test", "--ref", ref, "--api", same, "--length", "8", "--L", "6")
+    assert out.returncode == 2 and "not both" in out.stderr
+
+
+def test_cli_sample_size_power_vs_n_on_the_users_own_files(files, tmp_path):
+    ref, same, api = files
+    plot = tmp_path / "power.png"
+    out = run("sample-size", "--ref", ref, "--api", api, "--sims", "20", "--b", "50", "-o", str(plot))
+    assert out.returncode == 0, out.stderr
+    assert "power 80% is reached at N = 2 (1 per prompt)" in out.stdout  # no shared symbol: one is enough
+    assert plot.stat().st_size > 1000
+    out = run("sample-size", "--ref", ref, "--api", same, "--sims", "20", "--b", "50", "--ns", "1,4,12")
+    assert out.returncode == 0, out.stderr
+    rows = [ln.split() for ln in out.stdout.splitlines() if ln.strip()[:1].isdigit()]
+    assert [int(r[0]) for r in rows] == [1, 4, 12] and all(float(r[2]) <= 0.3 for r in rows)
+    assert "is not reached up to N = 24" in out.stdout and "over half of the API file" in out.stdout
+    out = run("sample-size", "--ref", ref, "--api", same, "--ns", "13")
+    assert out.returncode == 2 and "at most 12" in out.stderr

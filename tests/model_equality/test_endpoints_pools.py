@@ -22,7 +22,7 @@ from iclr25.model_equality.pools import PoolRequest, build_pool, pool_seed, samp
 
 pytestmark = pytest.mark.skipif(shutil.which("bible") is None,
                                 reason="needs the KJV (apt-get install bible-kjv bible-kjv-text)")
-TINY = PROFILES["smoke"][1].models  # a TinyGPT trained for a few steps on KJV verses
+TINY = PROFILES["smoke"][0][1].models  # a TinyGPT trained for a few steps on KJV verses
 
 
 @pytest.fixture(scope="module")

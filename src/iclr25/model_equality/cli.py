@@ -21,13 +21,25 @@ app = typer.Typer(help="Model equality testing: is this API serving the model it
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 
-@app.command()
+def _length(length: int | None, old: int | None) -> int | None:
+    """--length, or its old spelling --L (hidden)."""
+    if length is not None and old is not None and length != old:
+        raise UserError(f"give --length or its old spelling --L, not both (got {length} and {old})")
+    return length if length is not None else old
+
+
+LENGTH_HELP = "pad/truncate completions to this many characters (default: the longest)"
+OldL = Annotated[int | None, typer.Option("--L", min=1, max=MAX_L, hidden=True)]
+
+
+@app.command(epilog="Exit status: 0 whether or not H0 is rejected (read the 'decision:' line), unless "
+                    "--fail-on-reject: then 1 when it is rejected; 2 on bad input.")
 def test(
     ref: Annotated[Path, typer.Option(help="reference completions (JSONL: prompt, completion)")],
     api: Annotated[Path, typer.Option(help="the API's completions to the same prompts (JSONL)")],
     kernel: Annotated[str, typer.Option(help="hamming | all_substrings | onehot | l1 | chi2")] = "hamming",
-    L: Annotated[int | None, count("pad/truncate completions to L characters (default: the longest)",  # noqa: N803
-                                   MAX_L, flag="--L")] = None,
+    length: Annotated[int | None, count(LENGTH_HELP, MAX_L, flag="--length")] = None,
+    old_l: OldL = None,
     b: Annotated[int, count("permutations or null simulations", MAX_B)] = 1000,
     alpha: Annotated[float, typer.Option(help="test level, in (0, 1)")] = 0.05,
     pvalue: Annotated[str, typer.Option(help="permutation | null (simulate from --ref; needs 2x the "
@@ -37,15 +49,21 @@ def test(
     denominator: Annotated[str, typer.Option(
         help="MMD normalisation: pairs (official code: each sum over its same-prompt pairs) | paper "
              "(Eq. 4: N(N-1), NM)")] = "pairs",
+    fail_on_reject: Annotated[bool, typer.Option(help="exit with status 1 when H0 is rejected (for scripts); "
+                                                      "default: 0 either way")] = False,
     seed: Seed = 0,
 ) -> None:
-    """Test H0: the API samples from the reference model (same completion distribution per prompt)."""
+    """Test H0: the API samples from the reference model (same completion distribution per prompt).
+
+    Exit status: 0 whether or not H0 is rejected, unless --fail-on-reject (then 1 on REJECT); 2 on bad
+    input."""
     from iclr25.model_equality.encoding import read_jsonl, samples_from_rows
     from iclr25.model_equality.pvalues import PVALUE_METHODS, pool_test, two_sample_test
     finite(alpha, "--alpha", 0.0, 1.0, low_open=True)
     stat = _statistic(kernel, denominator)
     if pvalue not in PVALUE_METHODS:
         raise UserError(f"unknown --pvalue {pvalue!r}; choose from {', '.join(PVALUE_METHODS)}")
+    L = _length(length, old_l)  # noqa: N806
     api_rows = read_jsonl(api)
     refs = [ref, *(composite or [])]
     ref_rows = [read_jsonl(r) for r in refs]
@@ -73,6 +91,8 @@ def test(
                                + ("any reference" if len(results) > 1 else "the reference")
                                if reject else "do not reject: consistent with "
                                + ("a reference" if len(results) > 1 else "the reference")))
+    if reject and fail_on_reject:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -80,13 +100,70 @@ def distance(
     a: Annotated[Path, typer.Argument(help="JSONL completions")],
     b: Annotated[Path, typer.Argument(help="JSONL completions to the same prompts")],
     kernel: Annotated[str, typer.Option(help="hamming | all_substrings | onehot")] = "hamming",
-    L: Annotated[int | None, count("completion length (default: the longest)", MAX_L, flag="--L")] = None,  # noqa: N803
+    length: Annotated[int | None, count(LENGTH_HELP, MAX_L, flag="--length")] = None,
+    old_l: OldL = None,
 ) -> None:
-    """Effect size: sqrt(MMD^2) between two sets of completions (0 = indistinguishable)."""
+    """Effect size: sqrt(MMD^2) between two sets of completions (0 = indistinguishable, sqrt(2) = no
+    symbol in common at any position)."""
     from iclr25.model_equality.encoding import read_jsonl, samples_from_rows
     from iclr25.model_equality.statistics import mmd_distance
-    p, q, _ = samples_from_rows(read_jsonl(a), read_jsonl(b), L, names=(str(a), str(b)))
-    typer.echo(f"mmd distance ({kernel}): {mmd_distance(p, q, kernel):.6g}")
+    p, q, _ = samples_from_rows(read_jsonl(a), read_jsonl(b), _length(length, old_l), names=(str(a), str(b)))
+    typer.echo(f"mmd distance ({kernel}): {mmd_distance(p, q, kernel):.6g} (0 = indistinguishable, "
+               f"at most 1.414)")
+
+
+@app.command("sample-size")
+def sample_size(
+    ref: Annotated[Path, typer.Option(help="reference completions (JSONL: prompt, completion)")],
+    api: Annotated[Path, typer.Option(help="the API's completions to the same prompts (JSONL)")],
+    kernel: Annotated[str, typer.Option(help="hamming | all_substrings | onehot | l1 | chi2")] = "hamming",
+    length: Annotated[int | None, count(LENGTH_HELP, MAX_L, flag="--length")] = None,
+    ns: Annotated[str | None, typer.Option(help="completions per prompt to try, e.g. 1,2,5,10 (default: ~8 "
+                                                "values up to what the files allow)")] = None,
+    sims: Annotated[int, count("simulations per sample size", 100_000)] = 100,
+    b: Annotated[int, count("null simulations", MAX_B)] = 500,
+    alpha: Annotated[float, typer.Option(help="test level, in (0, 1)")] = 0.05,
+    target: Annotated[float, typer.Option(help="the power you want, in (0, 1)")] = 0.8,
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="write the power-vs-N plot (PNG)")] = None,
+    seed: Seed = 0,
+) -> None:
+    """How many samples do I need? Power of the test against your API sample at each N, by subsampling your
+    two files (reference file: reference sample and null; API file: API sample), with the N that reaches
+    --target. Power beside alpha: a test that sees no difference rejects at rate alpha."""
+    from iclr25.core.io import output_path
+    from iclr25.core.runtime import pin_threads
+    from iclr25.model_equality import sample_size as ss
+    from iclr25.model_equality.encoding import read_jsonl, samples_from_rows
+    finite(alpha, "--alpha", 0.0, 1.0, low_open=True)
+    finite(target, "--target", 0.0, 1.0, low_open=True)
+    if out is not None:
+        output_path(out, "--out plot")
+    try:
+        grid = [int(x) for x in ns.split(",")] if ns else None
+    except ValueError:
+        raise UserError(f"--ns must be comma-separated integers, e.g. 1,2,5,10; got {ns!r}") from None
+    pin_threads()
+    p, q, prompts = samples_from_rows(read_jsonl(ref), read_jsonl(api), length, names=(str(ref), str(api)),
+                                      min_per_prompt=1)
+    stat = _statistic(kernel, "pairs")
+    points = ss.power_curve(p, q, stat, grid, sims=sims, b=b, alpha=alpha, seed=seed)
+    small = int(q.counts().min())
+    typer.echo(f"{kernel} test at alpha = {alpha}, {len(prompts)} prompts, L = {p.L} characters, {sims} "
+               f"simulations each (a test that sees no difference rejects at {alpha})")
+    typer.echo("n/prompt       N   power   ± 1.96 SE")
+    for pt in points:
+        flag = "  (over half of the API file: power of these files more than of the API)" \
+            if 2 * pt.n_per_prompt > small else ""
+        typer.echo(f"{pt.n_per_prompt:8d}  {pt.N:6d}   {pt.power:5.2f}   {1.96 * pt.stderr:5.2f}{flag}")
+    hit = ss.needed(points, target)
+    if hit is None:
+        typer.echo(f"power {target:.0%} is not reached up to N = {points[-1].N} (what these files allow); "
+                   "collect more completions of both")
+    else:
+        typer.echo(f"power {target:.0%} is reached at N = {hit.N} ({hit.n_per_prompt} per prompt)")
+    if out is not None:
+        ss.plot(points, out, alpha, target, f"{kernel}: {api.name} vs {ref.name}")
+        typer.echo(f"wrote {out}")
 
 
 def _statistic(kernel: str, denominator: str):
@@ -97,16 +174,17 @@ def _statistic(kernel: str, denominator: str):
     return get_statistic(kernel, **({"denominator": denominator} if has else {}))
 
 
-def _profile(profile: str):
-    from iclr25.model_equality.experiments import PROFILES
+def _profile(profile: str, reference: str | None = None):
+    """(reference, StudyConfig) of a profile: its first study, or the one of `reference`."""
+    from iclr25.model_equality.experiments import PROFILES, profile_study
     if profile not in PROFILES:
         raise UserError(f"unknown --profile {profile!r}; choose from {', '.join(PROFILES)}")
-    return PROFILES[profile]
+    return profile_study(profile, reference)
 
 
 @app.command()
 def simulate(
-    out: Annotated[Path, typer.Option(help="folder for ref.jsonl and api.jsonl")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="folder for ref.jsonl and api.jsonl")],
     endpoint: Annotated[str, typer.Option(
         help="what the API serves: same | fp16 | bf16 | int8 | nf4 | watermark | finetune | swap")
     ] = "watermark",
@@ -115,7 +193,8 @@ def simulate(
     prompts: Annotated[int, count("number of prompts (openings of held-out KJV verses)", MAX_PROMPTS)] = 10,
     n_ref: Annotated[int, count("reference completions per prompt", MAX_PER_PROMPT)] = 40,
     n_api: Annotated[int, count("API completions per prompt", MAX_PER_PROMPT)] = 20,
-    L: Annotated[int, count("tokens per completion", MAX_L, flag="--L")] = 50,  # noqa: N803
+    length: Annotated[int | None, count("tokens per completion (default 50)", MAX_L, flag="--length")] = None,
+    old_l: OldL = None,
     profile: Annotated[str, typer.Option(help="model settings of a profile: smoke (a tiny TinyGPT) | quick | "
                                               "full")] = "quick",
     seed: Seed = 0,
@@ -128,19 +207,29 @@ def simulate(
     from iclr25.model_equality.corpus import prompts as task_prompts
     from iclr25.model_equality.endpoints import ENDPOINTS, REFERENCES, endpoint_model, reference_model
     from iclr25.model_equality.pools import pool_seed
+    L = _length(length, old_l) or 50  # noqa: N806
     if endpoint not in ENDPOINTS[1:]:
         raise UserError(f"unknown --endpoint {endpoint!r}; choose from {', '.join(ENDPOINTS[1:])}")
     if reference not in REFERENCES:
         raise UserError(f"unknown --reference {reference!r}; choose from {', '.join(REFERENCES)}")
     output_dir(out, "--out folder")
-    models = replace(_profile(profile)[1].models, reference=reference)
+    models = replace(_profile(profile, reference)[1].models, reference=reference)
     pin_threads()
     task = task_prompts(prompts)
     ref = reference_model(models)
     api = endpoint_model(endpoint, ref, models)
+    from iclr25.core.runtime import progress
     for fname, name, model, n in (("ref.jsonl", "ref", ref, n_ref), ("api.jsonl", endpoint, api, n_api)):
-        texts = model.generate([p for p in task for _ in range(n)], max_new_tokens=L, batch=128,
-                               seed=pool_seed(seed, name))
+        rows = [p for p in task for _ in range(n)]
+        chunk = 64
+        texts: list[str] = []
+        for start in progress(range(0, len(rows), chunk), f"sampling {fname} ({len(rows)} x {L} tokens)",
+                              total=-(-len(rows) // chunk)):  # one seed per row: chunks change nothing
+            part = rows[start:start + chunk]
+            streams = list(range(start, start + len(part)))
+            ids = model.generate_ids([model._context(p) for p in part], max_new_tokens=L, batch=chunk,
+                                     seed=pool_seed(seed, name), streams=streams)
+            texts += [model.tokenizer.decode(x) for x in ids]
         with (out / fname).open("w", encoding="utf-8") as f:
             for i, text in enumerate(texts):
                 f.write(json.dumps({"prompt": task[i // n], "completion": text or " "}) + "\n")
@@ -162,16 +251,18 @@ def power(
     """Monte-Carlo power of a test against each distortion of the reference model, with its TV size.
 
     Each row: a distortion's mean per-token TV distance to the reference, then its power at every N.
-    The "same" row is the false-positive rate. Pools are cached: a second call only re-tests."""
+    The "same model" row is the false-positive rate (both samples from the reference's pool); "other
+    pool" tests the reference pool against an independent pool of the same model (their sampling
+    difference shows as N nears the pool size). Pools are cached: a second call only re-tests."""
     from iclr25.core.runtime import RunContext
     from iclr25.model_equality.corpus import prompts
     from iclr25.model_equality.endpoints import REFERENCES
     from iclr25.model_equality.study import TESTS, run_study
-    refs, cfg = _profile(profile)
+    ref0, cfg = _profile(profile, reference)
     if test_name not in TESTS:
         raise UserError(f"unknown --test {test_name!r}; choose from {', '.join(TESTS)}")
     _statistic(test_name, denominator)
-    reference = reference or refs[0]
+    reference = reference or ref0
     if reference not in REFERENCES:
         raise UserError(f"unknown --reference {reference!r}; choose from {', '.join(REFERENCES)}")
     if config is not None:
@@ -182,10 +273,11 @@ def power(
                f"alpha = {cfg.alpha}: {reference}, m = {cfg.m}, L = {cfg.L} tokens, {cfg.sims} sims, "
                f"b = {cfg.b}")
     typer.echo("endpoint    TV/token  " + "  ".join(f"N={n}m".rjust(7) for n in cfg.n_per_prompt))
-    for name in ("same", *cfg.distortions):
+    for name in ("ref", "same", *cfg.distortions):
         tv = s.tv.get(name, 0.0)
         row = [s.at(test_name, n, denominator=denominator)[name] for n in cfg.n_per_prompt]
-        typer.echo(f"{name:<10}  {tv:8.2e}  " + "  ".join(f"{p:7.2f}" for p in row))
+        label = {"ref": "same model", "same": "other pool"}.get(name, name)
+        typer.echo(f"{label:<10}  {tv:8.2e}  " + "  ".join(f"{p:7.2f}" for p in row))
 
 
 def _study_config(path: Path, base):

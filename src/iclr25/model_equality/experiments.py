@@ -1,172 +1,72 @@
 """Reproduction of the paper's simulation claims (§4) on SmolLM2-135M-Instruct and real distortions of
-its weights (and, in full, the same study on a TinyGPT trained here in fp32), plus the §5 audit code
-path on simulated endpoints. Profiles change sizes only; each verdict rule is a pure `decide_*`."""
+its weights, the model-swap claim on two same-size TinyGPTs trained here, and the §5 audit code path on
+simulated endpoints. This module only measures: the rules are in claims.py. Profiles change sizes (and
+the quick profile's reference model is a small TinyGPT trained here, to fit 90 s cold)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from iclr25.core.claims import Claim, Finding, Verdict, all_of, at_most, between, graded
+from iclr25.core.claims import Finding
 from iclr25.core.models.config import TinyGPTConfig, TrainConfig
 from iclr25.core.runtime import RunContext
-from iclr25.model_equality.endpoints import DISTORTIONS, HALF, LOCAL, ModelConfig
-from iclr25.model_equality.study import TESTS, Study, StudyConfig, run_study
+from iclr25.model_equality.claims import HALF, N_PER_PROMPT, PAPER_SWAP_POWER, TESTS
+from iclr25.model_equality.endpoints import LOCAL, ModelConfig
+from iclr25.model_equality.study import Study, StudyConfig, run_study
 
 PAPER_MEDIAN_POWER_HAMMING = 0.774  # §4 / Fig. 2 left: median power at N = 10m, m = 25, L = 50 tokens
-PAPER_SWAP_POWER = 0.76  # Table 8: Q = Llama-3-8B against P = Llama-3.1-8B, N = 10m
 PAPER_AUDIT_FAILING, PAPER_AUDIT_ENDPOINTS = 11, 31  # Table 1
-FPR_BAND = (0.01, 0.10)
-
-CLAIMS = [
-    Claim("hamming_power_small_n",
-          "With few samples (N = 10 per prompt) the Hamming-kernel MMD test has the highest median power "
-          "over quantization/watermark alternatives among Hamming, one-hot, two-sample L1 and centered "
-          "chi^2.",
-          "median power 77.4% at N = 10m (m = 25, L = 50 tokens), highest of all tests (Fig. 2 left)",
-          "SmolLM2-135M, m = 10 KJV prompts, L = 50 tokens, alpha = 0.05, official 'pairs' normalisation: "
-          "median Hamming power over {fp16, int8, nf4, watermark} at N = 10m strictly above the median of "
-          "each of one-hot, L1 and chi^2 and >= 0.5: REPRODUCED; highest and in [0.1, 0.5): PARTIAL; else "
-          "NOT_REPRODUCED. Each distortion's per-token TV is printed beside its power"),
-    Claim("level_control",
-          "Every test keeps its false-positive rate near alpha when the API serves the reference model.",
-          "FPR 0.05-0.07 at alpha = 0.05 (Table 8)",
-          "rejection rate against an independent sample of the reference model, at every N (L = 50), in "
-          "[0.01, 0.10] for every test whose null is non-degenerate (Hamming also by permutation); a test "
-          "whose null puts its (1 - alpha)-quantile at its maximum cannot reject: flagged degenerate, its "
-          "FPR must be <= 0.10"),
-    Claim("power_grows_with_n",
-          "Power grows with the number of samples.",
-          "Hamming power rises with N from 10m to 100m (Fig. 2 left)",
-          "for every distortion, Hamming power never drops from one N to the next by more than Monte-Carlo "
-          "error (2 standard errors of the difference, at least 0.05), and the mean power over "
-          "distortions rises by >= 0.05 from the smallest to the largest N (N/m = 5, 10, 20)"),
-    Claim("robust_to_length",
-          "As the completion length L grows, the Hamming test keeps its power while L1/chi^2 lose theirs "
-          "(long completions rarely repeat).",
-          "from L = 1 to 50 tokens at N = 250, L1/chi^2 peak near L = 5 then collapse; Hamming does not "
-          "(Fig. 2 middle)",
-          "L in {1, 2, 3, 5, 10, 20, 50} tokens, mean power over all distortions at N = 10m; for each of L1 "
-          "and chi^2, 'short L' is where its power peaks: its drop from short L to 50 exceeds Hamming's "
-          "drop over the same range by more than 2 Monte-Carlo standard errors (REPRODUCED); by less: "
-          "PARTIAL; Hamming drops more: NOT_REPRODUCED"),
-    Claim("half_precision_hardest",
-          "Half precision is the hardest distortion to detect.",
-          "fp16 has the lowest power of the local alternatives (Fig. 2 right)",
-          "at the largest N, the lowest Hamming power among all distortions belongs to fp16 or bf16, below "
-          "the next hardest by more than 2 Monte-Carlo standard errors (REPRODUCED); lowest only within "
-          "that error: PARTIAL"),
-    Claim("model_swap",
-          "The test detects an API that serves a different model of similar size.",
-          "power 0.76 at N = 10m for the hardest swap in the Llama family (Table 8, Llama-3 vs 3.1 8B)",
-          "Hamming power against the swapped model (a TinyGPT trained here on the KJV: no other SmolLM2 "
-          "checkpoint exists offline) at N = 10m >= 0.76: REPRODUCED; > 0.3: PARTIAL"),
-    Claim("real_api_audit",
-          "Auditing 31 commercial Llama endpoints with the composite (fp32 or fp16) Hamming test flags 11.",
-          "11 of 31 endpoints fail (Table 1)",
-          "not testable offline: the paper's completions dataset (37 GB on Google Drive) is not obtainable; "
-          "the audit path runs on our simulated endpoints"),
-]
+SMOL_DISTORTIONS = ("fp16", "bf16", "int8", "nf4", "watermark", "finetune")  # no other SmolLM2 exists offline
+N_LO, N_HI = N_PER_PROMPT[0], N_PER_PROMPT[-1]
 
 _TINY = ModelConfig(
     reference="tinygpt", gpt_verses=3000, finetune_block=16, finetune_chars=5000,
     gpt=TinyGPTConfig(vocab_size=300, block_size=32, n_layer=1, n_head=2, d_model=16),
     gpt_train=TrainConfig(steps=20, batch=8, lr=1e-2, warmup=2),
     finetune=TrainConfig(steps=2, batch=2, lr=1e-3, warmup=1, weight_decay=0.0))
+_SMALL = ModelConfig(  # quick: a small TinyGPT (0.17M parameters), trained in seconds
+    reference="tinygpt", finetune_block=32, finetune_chars=20_000,
+    gpt=TinyGPTConfig(vocab_size=1024, block_size=64, n_layer=2, n_head=2, d_model=64),
+    gpt_train=TrainConfig(steps=400, batch=16, lr=3e-3, warmup=40))
 
-PROFILES: dict[str, tuple[tuple[str, ...], StudyConfig]] = {
-    # smoke: a tiny TinyGPT as the reference; every code path, every claim decided on noise
-    "smoke": (("tinygpt",), StudyConfig(m=3, L=8, L_sweep=(1, 4, 8), n_per_prompt=(1, 2), headline_n=2,
-                                        pool=20, sims=10, fpr_sims=20, b=50, perm_sims=5, perm_b=20,
-                                        audit_reps=2, gen_batch=64, models=_TINY)),
-    # quick: the real model on the first 20 completions per prompt of the full pools (shared cache);
-    # 100 permutation-level sims, as with 50 an exact level-0.05 test leaves [0.01, 0.10] 12% of the time
-    "quick": (("smollm2",), StudyConfig(n_per_prompt=(2,), pool=20, distortions=LOCAL, fpr_sims=200, b=500,
-                                        perm_sims=100, perm_b=100, audit_reps=5)),
-    # full: SmolLM2 (decides the claims), then the same study on a TinyGPT trained here in fp32
-    "full": (("smollm2", "tinygpt"), StudyConfig()),
+PROFILES: dict[str, tuple[tuple[str, StudyConfig], ...]] = {
+    # smoke: a tiny TinyGPT as the reference; every code path, nothing decided
+    "smoke": (("tinygpt", StudyConfig(m=3, L=4, L_sweep=(1, 4), n_per_prompt=N_PER_PROMPT, pool=100, sims=10,
+                                      fpr_sims=20, b=50, perm_sims=5, perm_b=20, audit_reps=2, gen_batch=300,
+                                      models=_TINY)),),
+    # quick: one study on a small TinyGPT, with its same-size swap (seed 1) among the distortions
+    "quick": (("tinygpt", StudyConfig(L_sweep=(1, 10), fpr_sims=200, b=500, perm_sims=100, perm_b=100,
+                                      audit_reps=5, gen_batch=500, denominators=("pairs",), models=_SMALL)),),
+    # full: SmolLM2 and its distortions (decides all but the swap), then the TinyGPT pair (the swap)
+    "full": (("smollm2", StudyConfig(distortions=SMOL_DISTORTIONS, perm_sims=200, perm_b=200)),
+             ("tinygpt", StudyConfig(distortions=(*LOCAL, "swap"), L_sweep=(1, 10), denominators=("pairs",),
+                                     gen_batch=500))),
 }
 
 
-# ---- verdict rules (pure functions of measurements) -----------------------------------------------------
+def profile_study(profile: str, reference: str | None = None) -> tuple[str, StudyConfig]:
+    """(reference, study config) of a profile: its first study, or the one of `reference`."""
+    studies = PROFILES[profile]
+    for ref, cfg in studies:
+        if reference in (None, ref):
+            return ref, cfg
+    return reference, studies[0][1]  # another reference with the profile's sizes
 
-def mc_gap_error(a: float, b: float, sims: int) -> float:
-    """Two Monte-Carlo standard errors of the difference of two independent rejection rates."""
-    return 2 * float(np.sqrt((a * (1 - a) + b * (1 - b)) / sims))
-
-
-def decide_hamming_power_small_n(medians: dict[str, float]) -> Verdict:
-    """Hamming's median must beat every other test's; then >= 0.5 REPRODUCED, >= 0.1 PARTIAL."""
-    best_other = max(v for t, v in medians.items() if t != "hamming")
-    if not medians["hamming"] > best_other:
-        return Verdict.NOT_REPRODUCED
-    return graded(medians["hamming"], 0.5, 0.1)
-
-
-def decide_level_control(fpr: dict[str, float], degenerate: dict[str, bool]) -> Verdict:
-    """Every non-degenerate FPR in the band; a degenerate test (cannot reject) at most its top."""
-    lo, hi = FPR_BAND
-    checks = [at_most(v, hi) if degenerate.get(k, False) else between(v, lo, hi) for k, v in fpr.items()]
-    return Verdict.REPRODUCED if all(c is Verdict.REPRODUCED for c in checks) else Verdict.NOT_REPRODUCED
-
-
-def decide_power_grows(curves: dict[str, list[float]], sims: int) -> Verdict:
-    """No distortion's power falls between consecutive N by more than max(0.05, 2 MC SE), and the mean
-    over distortions rises by >= 0.05 from the smallest to the largest N."""
-    steps = [b - a >= -max(0.05, mc_gap_error(a, b, sims)) for c in curves.values()
-             for a, b in zip(c, c[1:], strict=False)]
-    means = np.mean(list(curves.values()), axis=0)
-    return Verdict.REPRODUCED if all(steps) and means[-1] - means[0] >= 0.05 else Verdict.NOT_REPRODUCED
-
-
-def decide_robust_to_length(curves: dict[str, dict[int, float]], se: dict[str, dict[int, float]]) -> Verdict:
-    """curves[test][L] = mean power over distortions. For L1 and chi^2, from the L where each peaks to
-    the longest L: their drop minus Hamming's drop must exceed 2 MC SE (PARTIAL if only positive)."""
-    verdicts = []
-    for t in ("l1", "chi2"):
-        long_ = max(curves[t])
-        short = max(curves[t], key=lambda L: (curves[t][L], -L))  # noqa: N803
-        drop_t = curves[t][short] - curves[t][long_]
-        drop_h = curves["hamming"][short] - curves["hamming"][long_]
-        err = 2 * float(np.sqrt(sum(se[x][L] ** 2 for x in (t, "hamming") for L in (short, long_))))
-        gap = drop_t - drop_h
-        verdicts.append(Verdict.REPRODUCED if gap > err else Verdict.PARTIAL if gap >= 0
-                        else Verdict.NOT_REPRODUCED)
-    return all_of(*verdicts)
-
-
-def decide_half_hardest(power: dict[str, float], sims: int) -> Verdict:
-    """The hardest distortion is fp16 or bf16, below the next hardest by more than 2 MC SE (PARTIAL
-    when only within that error)."""
-    half = min(power[d] for d in HALF if d in power)
-    other = min(v for d, v in power.items() if d not in HALF)
-    gap = other - half
-    if gap > mc_gap_error(half, other, sims):
-        return Verdict.REPRODUCED
-    return Verdict.PARTIAL if gap > 0 else Verdict.NOT_REPRODUCED
-
-
-def decide_model_swap(power: float) -> Verdict:
-    if power >= PAPER_SWAP_POWER:
-        return Verdict.REPRODUCED
-    return Verdict.PARTIAL if power > 0.3 else Verdict.NOT_REPRODUCED
-
-
-# ---- the run -------------------------------------------------------------------------------------------
 
 def run(profile: str, ctx: RunContext) -> list[Finding]:
     from iclr25.model_equality.corpus import prompts
-    references, cfg = PROFILES[profile]
-    task = prompts(cfg.m)
-    studies = [run_study(cfg, r, task, ctx) for r in references]
-    main, extra = studies[0], studies[1:]
+    studies = [run_study(cfg, ref, prompts(cfg.m), ctx) for ref, cfg in PROFILES[profile]]
+    main = studies[0]
+    swap = next(s for s in studies if "swap" in s.cfg.distortions)
     figures = _figure(main, ctx)
+    cfg = main.cfg
     return [
-        _hamming_power_small_n(main, extra, figures),
+        _hamming_power_small_n(main, studies[1:], figures),
         _level_control(main),
         _power_grows(main),
         _robust_to_length(main),
         _half_hardest(main),
-        _model_swap(main),
+        _model_swap(swap),
         Finding.not_testable(
             "real_api_audit",
             "the paper's API completions (37 GB, Google Drive) are not obtainable offline; on our simulated "
@@ -188,129 +88,151 @@ def _common(s: Study) -> dict[str, float | int | str]:
     return out
 
 
-def _headline_ready(s: Study) -> bool:
-    return s.cfg.headline_n in s.cfg.n_per_prompt
-
-
 def _tv_text(s: Study, d: str) -> str:
     v = s.tv.get(d, float("nan"))
     return f"TV {v:.1e}" if np.isfinite(v) else "other vocabulary"
 
 
+def _concat(s: Study, test: str, n: int, endpoints, L: int | None = None) -> list[int]:  # noqa: N803
+    out = s.outcomes(test, n, L)
+    return [x for e in endpoints for x in out[e]]
+
+
+def _rate(xs: list[int]) -> float:
+    return float(np.mean(xs)) if len(xs) else float("nan")
+
+
+def _spread(s: Study, n: int) -> dict[str, float]:
+    """Mean and sd of the Hamming statistic under the null and against each endpoint, in null-sd units:
+    an alternative whose statistic is *narrower* than the null's rejects less often than alpha when its
+    shift is small (the fine-tune's case in the last record)."""
+    null_mean, null_sd = s.spread[n]["null"]
+    out = {"stat_null_mean": null_mean, "stat_null_sd": null_sd}
+    for e, (mean, sd) in s.spread[n].items():
+        if e != "null":
+            out[f"stat_shift_in_null_sd_{e}"] = (mean - null_mean) / null_sd if null_sd > 0 else float("nan")
+            out[f"stat_sd_ratio_{e}"] = sd / null_sd if null_sd > 0 else float("nan")
+    return out
+
+
 def _hamming_power_small_n(s: Study, extra: list[Study], figures: list[str]) -> Finding:
     c = s.cfg
-    n = c.sweep_n
+    n = c.headline_n
+    measured: dict = {f"rejects_{t}_local": _concat(s, t, n, LOCAL) for t in TESTS}
     med = {t: float(np.median([s.at(t, n)[d] for d in LOCAL])) for t in TESTS}
-    med_paper = float(np.median([s.at("hamming", n, denominator="paper")[d] for d in LOCAL]))
-    table = ", ".join(f"{d} {s.at('hamming', n)[d]:.2f} ({_tv_text(s, d)})" for d in c.distortions)
-    measured = {f"median_power_{t}": v for t, v in med.items()} | {
-        "median_power_hamming_eq4_denominator": med_paper, "n_per_prompt": n,
-        "paper_median_power_hamming": PAPER_MEDIAN_POWER_HAMMING}
+    measured |= {f"median_power_{t}": v for t, v in med.items()}
     measured |= {f"power_{t}_{d}": s.at(t, n)[d] for t in TESTS for d in c.distortions}
-    measured |= {f"power_hamming_eq4_{d}": s.at("hamming", n, denominator="paper")[d] for d in c.distortions}
-    for e in extra:  # the same study on another reference (TinyGPT in fp32)
-        measured |= {f"{e.reference}_power_hamming_{d}": e.at("hamming", e.cfg.sweep_n)[d]
+    if "paper" in c.denominators:
+        measured["median_power_hamming_eq4_denominator"] = float(
+            np.median([s.at("hamming", n, denominator="paper")[d] for d in LOCAL]))
+    measured |= {"n_per_prompt": n, "paper_median_power_hamming": PAPER_MEDIAN_POWER_HAMMING}
+    for e in extra:  # the same study on another reference (the TinyGPT pair)
+        measured |= {f"{e.reference}_power_hamming_{d}": e.at("hamming", e.cfg.headline_n)[d]
                      for d in e.cfg.distortions}
         measured |= {f"{e.reference}_tv_per_token_{d}": v for d, v in e.tv.items() if np.isfinite(v)}
-        measured[f"{e.reference}_median_power_hamming"] = float(
-            np.median([e.at("hamming", e.cfg.sweep_n)[d] for d in LOCAL]))
     measured |= _common(s)
-    summary = (f"paper {PAPER_MEDIAN_POWER_HAMMING:.1%} vs ours {med['hamming']:.1%} median Hamming power at "
-               f"N = {n}m (m = {c.m}, L = {c.L} tokens; Eq. 4 denominator {med_paper:.1%}); one-hot "
-               f"{med['onehot']:.1%}, L1 {med['l1']:.1%}, chi2 {med['chi2']:.1%}; Hamming by distortion: "
-               f"{table}")
-    if not _headline_ready(s):
-        return Finding.deferred("hamming_power_small_n", summary, **measured)
-    return Finding("hamming_power_small_n", decide_hamming_power_small_n(med), measured, summary, figures)
+    table = ", ".join(f"{d} {s.at('hamming', n)[d]:.2f} ({_tv_text(s, d)})" for d in c.distortions)
+    summary = (f"paper {PAPER_MEDIAN_POWER_HAMMING:.1%} vs ours: Hamming power over fp16/int8/NF4/"
+               f"watermark {_rate(measured['rejects_hamming_local']):.1%} (median {med['hamming']:.1%}) at "
+               f"N = {n}m ({s.reference}, m = {c.m}, L = {c.L} tokens); one-hot "
+               f"{_rate(measured['rejects_onehot_local']):.1%}, L1 "
+               f"{_rate(measured['rejects_l1_local']):.1%}, chi2 "
+               f"{_rate(measured['rejects_chi2_local']):.1%}; Hamming by distortion: {table}")
+    return Finding.measure("hamming_power_small_n", measured, summary, figures)
 
 
 def _level_control(s: Study) -> Finding:
     c = s.cfg
-    fpr, deg = {}, {}
+    m: dict = {}
     for t in TESTS:
         den = "pairs" if t in ("hamming", "onehot") else "-"
         for n in c.n_per_prompt:
-            fpr[f"fpr_{t}_n{n}"] = s.at(t, n)["same"]
-            deg[f"fpr_{t}_n{n}"] = s.degenerate[(t, den, c.L)][n]
-    fpr["fpr_hamming_permutation"] = s.perm_fpr
-    verdict = decide_level_control(fpr, deg)
-    flagged = sorted({k.split("_")[1] for k, v in deg.items() if v})
-    measured = dict(fpr) | {f"degenerate_{k[4:]}": int(v) for k, v in deg.items()} | {
-        "fpr_sims": c.fpr_sims, "alpha": c.alpha}
-    per_n = "; ".join(f"N = {n}m: " + ", ".join(f"{t} {fpr[f'fpr_{t}_n{n}']:.3f}" for t in TESTS)
+            m[f"fpr_{t}_n{n}"] = s.outcomes(t, n)["ref"]
+            m[f"degenerate_{t}_n{n}"] = int(s.degenerate[(t, den, c.L)][n])
+            m[f"fpr_crosspool_{t}_n{n}"] = _rate(s.outcomes(t, n)["same"])  # the pool pair's drift
+    m["fpr_hamming_permutation"], m["degenerate_hamming_permutation"] = s.perm_rejects, 0
+    m |= {"fpr_sims": c.fpr_sims, "alpha": c.alpha, "pool_per_prompt": c.pool}
+    flagged = sorted({t for t in TESTS for n in c.n_per_prompt if m[f"degenerate_{t}_n{n}"]})
+    per_n = "; ".join(f"N = {n}m: " + ", ".join(f"{t} {_rate(m[f'fpr_{t}_n{n}']):.3f}" for t in TESTS)
                       for n in c.n_per_prompt)
-    return Finding("level_control", verdict, measured,
-                   f"FPR at alpha = {c.alpha} ({c.fpr_sims} sims), L = {c.L}: {per_n}; Hamming permutation "
-                   f"{s.perm_fpr:.2f}; degenerate (cannot reject): {', '.join(flagged) or 'none'}")
+    cross = ", ".join(f"{m[f'fpr_crosspool_hamming_n{n}']:.3f}" for n in c.n_per_prompt)
+    return Finding.measure(
+        "level_control", m,
+        f"FPR at alpha = {c.alpha} ({c.fpr_sims} sims, both samples from the reference pool), L = {c.L}: "
+        f"{per_n}; Hamming permutation {_rate(s.perm_rejects):.3f}; across two independent reference "
+        f"pools of {c.pool} per prompt Hamming rejects {cross} at N/m = "
+        f"{', '.join(map(str, c.n_per_prompt))} (the pools' own difference); degenerate (cannot reject): "
+        f"{', '.join(flagged) or 'none'}")
 
 
 def _power_grows(s: Study) -> Finding:
     c = s.cfg
-    ns = c.n_per_prompt
-    curves = {d: [s.at("hamming", n)[d] for n in ns] for d in c.distortions}
-    means = [float(np.mean([cv[i] for cv in curves.values()])) for i in range(len(ns))]
-    measured = {f"mean_power_hamming_n{n}": p for n, p in zip(ns, means, strict=True)}
-    measured |= {f"power_hamming_{d}_n{n}": p for d, cv in curves.items()
-                 for n, p in zip(ns, cv, strict=True)}
-    measured |= {f"power_hamming_eq4_{d}_n{n}": s.at("hamming", n, denominator="paper")[d]
-                 for d in c.distortions for n in ns}
+    ds = c.distortions
+    m: dict = {f"rejects_hamming_all_n{n}": _concat(s, "hamming", n, ds) for n in (N_LO, N_HI)}
+    m |= {f"rejects_hamming_{d}_n{n}": s.outcomes("hamming", n)[d] for d in ds for n in (N_LO, N_HI)}
+    means = {n: float(np.mean([s.at("hamming", n)[d] for d in ds])) for n in c.n_per_prompt}
+    m |= {f"mean_power_hamming_n{n}": v for n, v in means.items()}
+    m |= {f"power_hamming_{d}_n{n}": s.at("hamming", n)[d] for d in ds for n in c.n_per_prompt}
+    if "paper" in c.denominators:
+        m |= {f"power_hamming_eq4_{d}_n{n}": s.at("hamming", n, denominator="paper")[d]
+              for d in ds for n in c.n_per_prompt}
+    worst = min((s.at("hamming", N_HI)[d] - s.at("hamming", N_LO)[d], d) for d in ds)
     summary = "mean Hamming power over distortions by N/m: " + ", ".join(
-        f"{n}: {p:.2f}" for n, p in zip(ns, means, strict=True))
-    if len(ns) < 2:
-        return Finding.deferred("power_grows_with_n", summary + " (one N only)", **measured)
-    worst = min((b - a, d) for d, cv in curves.items() for a, b in zip(cv, cv[1:], strict=False))
-    return Finding("power_grows_with_n", decide_power_grows(curves, c.sims), measured,
-                   summary + f"; largest step down {worst[0]:+.2f} ({worst[1]})")
+        f"{n}: {p:.2f}" for n, p in means.items()) + f"; smallest change N = {N_LO}m → {N_HI}m " \
+        f"{worst[0]:+.2f} ({worst[1]})"
+    return Finding.measure("power_grows_with_n", m, summary)
 
 
 def _robust_to_length(s: Study) -> Finding:
     c = s.cfg
     n = c.sweep_n
-    curves: dict[str, dict[int, float]] = {}
-    se: dict[str, dict[int, float]] = {}
+    short, long_ = min(c.L_sweep), c.L
+    m: dict = {}
     for t in TESTS:
-        curves[t], se[t] = {}, {}
-        for L in c.L_sweep:  # noqa: N806
-            ps = np.array([s.at(t, n, L)[d] for d in c.distortions])
-            curves[t][L] = float(ps.mean())
-            se[t][L] = float(np.sqrt(np.sum(ps * (1 - ps) / c.sims)) / len(ps))
-    measured = {f"mean_power_{t}_L{L}": v for t, cv in curves.items() for L, v in cv.items()}
-    measured |= {f"peak_L_{t}": max(curves[t], key=lambda L: (curves[t][L], -L)) for t in TESTS}  # noqa: N803
-    summary = f"mean power over distortions at N = {n}m by L (tokens): " + "; ".join(
-        f"{t} " + " ".join(f"{curves[t][L]:.2f}" for L in c.L_sweep) for t in TESTS) + \
-        f" (L = {', '.join(map(str, c.L_sweep))})"
-    if not _headline_ready(s):
-        return Finding.deferred("robust_to_length", summary, **measured)
-    return Finding("robust_to_length", decide_robust_to_length(curves, se), measured, summary)
+        a, b = _concat(s, t, n, c.distortions, short), _concat(s, t, n, c.distortions, long_)
+        m[f"drop_{t}"] = list(np.subtract(a, b).tolist())
+    curves = {t: {L: float(np.mean([s.at(t, n, L)[d] for d in c.distortions])) for L in c.L_sweep}
+              for t in TESTS}
+    m |= {f"mean_power_{t}_L{L}": v for t, cv in curves.items() for L, v in cv.items()}
+    m |= {"L_short": short, "L_long": long_, "n_per_prompt": n}
+    return Finding.measure(
+        "robust_to_length", m,
+        f"mean power over distortions at N = {n}m by L (tokens): " + "; ".join(
+            f"{t} " + " ".join(f"{curves[t][L]:.2f}" for L in c.L_sweep) for t in TESTS)
+        + f" (L = {', '.join(map(str, c.L_sweep))}); drop L = {short} → {long_}: "
+        + ", ".join(f"{t} {np.mean(m[f'drop_{t}']):+.2f}" for t in TESTS))
 
 
 def _half_hardest(s: Study) -> Finding:
-    c = s.cfg
-    n = c.n_per_prompt[-1]
-    p = {d: s.at("hamming", n)[d] for d in c.distortions}
-    measured = {f"power_hamming_{d}": x for d, x in p.items()} | {"n_per_prompt": n}
+    n = s.cfg.n_per_prompt[-1]
+    out = s.outcomes("hamming", n)
+    m: dict = {f"rejects_hamming_{d}": out[d] for d in s.cfg.distortions}
+    m["fpr_hamming"] = out["ref"]
+    p = {d: _rate(out[d]) for d in s.cfg.distortions}
+    m |= {f"power_hamming_{d}": x for d, x in p.items()} | {"n_per_prompt": n, "fpr": _rate(out["ref"])}
+    m |= _spread(s, n)
     hardest = min(p, key=p.get)
-    summary = (f"at N = {n}m the hardest is {hardest} ({p[hardest]:.2f}); "
-               + ", ".join(f"{d} {x:.2f}" for d, x in sorted(p.items(), key=lambda kv: kv[1])))
-    if set(c.distortions) != set(DISTORTIONS):
-        return Finding.deferred("half_precision_hardest", summary + " (not every distortion in this profile)",
-                                **measured)
-    half = min(p[d] for d in HALF)
-    other = min(v for d, v in p.items() if d not in HALF)
-    measured |= {"margin_to_next_hardest": other - half, "mc_error_2se": mc_gap_error(half, other, c.sims)}
-    return Finding("half_precision_hardest", decide_half_hardest(p, c.sims), measured, summary)
+    ft = (f"; fine-tune: statistic shifted {m['stat_shift_in_null_sd_finetune']:+.2f} null sd, spread "
+          f"{m['stat_sd_ratio_finetune']:.2f}× the null's" if "finetune" in p else "")
+    return Finding.measure(
+        "half_precision_hardest", m,
+        f"at N = {n}m the hardest is {hardest} ({p[hardest]:.2f}); " + ", ".join(
+            f"{d} {x:.2f}" for d, x in sorted(p.items(), key=lambda kv: kv[1]))
+        + f"; same-model FPR {m['fpr']:.3f} (half precision: {', '.join(d for d in HALF if d in p)}){ft}")
 
 
 def _model_swap(s: Study) -> Finding:
-    c = s.cfg
-    if "swap" not in c.distortions or not _headline_ready(s):
-        return Finding.deferred("model_swap", f"this profile samples no swapped model at N = {c.headline_n}m")
-    power = s.at("hamming", c.headline_n)["swap"]
-    return Finding("model_swap", decide_model_swap(power),
-                   {"power_hamming_swap": power, "power_onehot_swap": s.at("onehot", c.headline_n)["swap"],
-                    "paper_power": PAPER_SWAP_POWER, "n_per_prompt": c.headline_n},
-                   f"Hamming power {power:.2f} against a TinyGPT swapped in for {s.reference} at N = "
-                   f"{c.headline_n}m (paper {PAPER_SWAP_POWER} for Llama-3 vs 3.1 8B)")
+    n = s.cfg.headline_n
+    rejects = s.outcomes("hamming", n)["swap"]
+    m = {"rejects_hamming_swap": rejects, "power_hamming_swap": _rate(rejects),
+         "power_onehot_swap": s.at("onehot", n)["swap"], "paper_power": PAPER_SWAP_POWER, "n_per_prompt": n,
+         "tv_per_token_swap": s.tv.get("swap", float("nan")),
+         "fpr_hamming": _rate(s.outcomes("hamming", n)["ref"]), "reference": s.reference}
+    return Finding.measure(
+        "model_swap", m,
+        f"Hamming power {_rate(rejects):.2f} against a TinyGPT of the same shape trained with another seed "
+        f"(per-token TV {m['tv_per_token_swap']:.3f}) at N = {n}m, same-model FPR {m['fpr_hamming']:.2f} "
+        f"(paper {PAPER_SWAP_POWER} for Llama-3 vs 3.1 8B)")
 
 
 def _figure(s: Study, ctx: RunContext) -> list[str]:

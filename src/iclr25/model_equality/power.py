@@ -17,6 +17,13 @@ class PowerResult:
     power: float  # rejection rate at level alpha
     sims: int
     pvalues: np.ndarray
+    statistics: np.ndarray | None = None  # the observed statistic of each simulation
+    alpha: float = 0.05
+
+    @property
+    def rejections(self) -> np.ndarray:
+        """0/1 per simulation: what a rule's share reads."""
+        return (self.pvalues <= self.alpha).astype(np.int64)
 
     @property
     def stderr(self) -> float:
@@ -29,8 +36,11 @@ def estimate_power(pool_p: CompletionSample, pool_q: CompletionSample, n: int,
                    prepared=None) -> PowerResult:
     """Rejection rate of the test of P (pool_p) against Q (pool_q) with N = n pairs each side.
 
-    Pass the same `null` for every alternative: it is simulated once from pool_p and cached. With
-    pool_q a second, independent pool of P itself, the result is the false-positive rate. `prepared`
+    Pass the same `null` for every alternative: it is simulated once and cached. With pool_q an
+    independent pool of P itself, the result is the false-positive rate; with finite pools that rate
+    holds the level only when the null is two-pool (`NullSimulator(pool_p, pool_q=<another pool of P>)`).
+    The draws depend only on (seed, n), so two statistics, or two truncations of the same pools, see the
+    same rows in every simulation: their rejections are paired. `prepared`
     may carry `statistic.prepare(concat(pool_p, pool_q))` to reuse it across several n.
 
     >>> from iclr25.model_equality.encoding import encode_chars
@@ -48,11 +58,11 @@ def estimate_power(pool_p: CompletionSample, pool_q: CompletionSample, n: int,
     rng = np.random.default_rng([seed, 3, n])
     draws_p = sp.draw_batch(rng.multinomial(n, np.full(pool_p.m, 1.0 / pool_p.m), size=(sims, 1)), rng)
     draws_q = sq.draw_batch(rng.multinomial(n, np.full(pool_q.m, 1.0 / pool_q.m), size=(sims, 1)), rng)
-    pvals = np.empty(sims)
+    pvals, stats = np.empty(sims), np.empty(sims)
     for s, ((idx_p,), (idx_q,)) in enumerate(zip(draws_p, draws_q, strict=True)):
-        obs = stat.value(prep, idx_p, pool_p.N + idx_q)
-        pvals[s] = empirical_pvalue(obs, null_stats)
-    return PowerResult(float(np.mean(pvals <= alpha)), sims, pvals)
+        stats[s] = stat.value(prep, idx_p, pool_p.N + idx_q)
+        pvals[s] = empirical_pvalue(stats[s], null_stats)
+    return PowerResult(float(np.mean(pvals <= alpha)), sims, pvals, stats, alpha)
 
 
 def audit_endpoint(ref_pools: list[CompletionSample], pool_q: CompletionSample, n: int, reps: int,
