@@ -87,7 +87,7 @@ def test_cli_train_save_then_league(tmp_path, iclr25_cli):
     code, out, err = iclr25_cli(AA, "league", str(tmp_path / "ag" / "agent0.pt"),
                           str(tmp_path / "ag" / "agent1.pt"), "--batch", "8")
     assert code == 0, err
-    assert "tit_for_tat" in out and "agent1" in out
+    assert "tit-for-tat" in out and "always-defect" in out and "agent1" in out
 
 
 def test_cli_league_refuses_mixed_games_in_one_line(tmp_path, iclr25_cli):

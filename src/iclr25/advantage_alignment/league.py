@@ -13,7 +13,7 @@ from iclr25.advantage_alignment.agents import FIXED_KINDS, FixedAgent
 from iclr25.advantage_alignment.envs import ENVS, MarkovGame, make_env
 from iclr25.advantage_alignment.learner import Learner, LearnerConfig
 from iclr25.advantage_alignment.rollout import Agent
-from iclr25.advantage_alignment.train import evaluate, make_learner
+from iclr25.advantage_alignment.train import POLICIES, architecture, evaluate, make_learner
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import atomic_write
 
@@ -24,7 +24,8 @@ _MAX_BYTES = 256 << 20
 def save_agent(learner: Learner, env: MarkovGame, path: Path) -> Path:
     """Write one learner (policy, critic, config, game) as a weights-only torch file."""
     state = {"format": FORMAT, "env": env.name, "T": int(env.T), "config": asdict(learner.config),
-             "policy": learner.policy.state_dict(), "critic": learner.critic.state_dict()}
+             "arch": architecture(learner), "policy": learner.policy.state_dict(),
+             "critic": learner.critic.state_dict()}
     buf = io.BytesIO()
     torch.save(state, buf)
     with atomic_write(Path(path)) as f:
@@ -52,9 +53,13 @@ def load_agent(path: Path) -> tuple[Learner, MarkovGame]:
     cfg_d = state.get("config")
     if not isinstance(cfg_d, dict) or not set(cfg_d) <= known:
         raise UserError(f"{path}: the agent's config is missing or has unknown fields")
+    arch = state.get("arch", {"policy": "auto", "hidden": 0})  # files written before the GRU option
+    if (not isinstance(arch, dict) or arch.get("policy") not in POLICIES
+            or not isinstance(arch.get("hidden"), int) or not 0 <= arch["hidden"] <= 4096):
+        raise UserError(f"{path}: unknown policy architecture {arch!r}")
     env = make_env(env_name, T)
     try:
-        learner = make_learner(env, LearnerConfig(**cfg_d), 0)
+        learner = make_learner(env, LearnerConfig(**cfg_d), 0, arch["policy"], arch["hidden"] or None)
         learner.policy.load_state_dict(state["policy"])
         learner.critic.load_state_dict(state["critic"])
     except (KeyError, RuntimeError, TypeError, ValueError) as exc:
@@ -87,6 +92,25 @@ def league(agents: dict[str, Agent], env: MarkovGame, fixed: tuple[str, ...] = F
         table[name] = {other: evaluate(env, (agent, opp), batch, seed)["reward_0"]
                        for other, opp in opponents.items()}
     return table
+
+
+def agent_labels(paths: list[Path]) -> list[str]:
+    """One label per agent file, the same kind for every row: the file name without .pt when those are
+    unique, else the shortest trailing part of the path that tells them apart ("aa/agent0", "pg/agent0").
+
+    >>> agent_labels([Path("runs/aa/agent0.pt"), Path("runs/pg/agent0.pt")])
+    ['aa/agent0', 'pg/agent0']
+    >>> agent_labels([Path("a.pt"), Path("b.pt")])
+    ['a', 'b']
+    """
+    parts = [Path(p).with_suffix("").parts for p in paths]
+    for k in range(1, max(len(x) for x in parts) + 1):
+        labels = ["/".join(x[-k:]) for x in parts]
+        if len(set(labels)) == len(labels):
+            return labels
+    full = ["/".join(x) for x in parts]
+    raise UserError("the same agent file is given twice: " + ", ".join(sorted({f for f in full
+                                                                              if full.count(f) > 1})))
 
 
 def check_same_game(loaded: dict[str, tuple[Learner, MarkovGame]]) -> MarkovGame:

@@ -32,6 +32,7 @@ DEFAULTS: dict[str, LearnerConfig] = {
                                  entropy=0.005, normalize_adv=True),
 }
 HIDDEN = {"coin": 64, "negotiation": 64}
+POLICIES = ("auto", "tabular", "mlp", "gru")  # auto: tabular on the IPD, an MLP on the other games
 
 
 def default_config(env: str, algo: str, **overrides: float | int | str | bool) -> LearnerConfig:
@@ -41,13 +42,36 @@ def default_config(env: str, algo: str, **overrides: float | int | str | bool) -
     return replace(DEFAULTS[env], algo=algo, **overrides)
 
 
-def make_learner(env: MarkovGame, config: LearnerConfig, seed: int) -> Learner:
+def make_learner(env: MarkovGame, config: LearnerConfig, seed: int, policy: str = "auto",
+                 hidden: int | None = None) -> Learner:
+    """A learner for `env`: memory-1 tabular (IPD only), an MLP, or the paper's full-history GRU policy,
+    each with a time-aware critic (tabular on the IPD with a tabular policy, else an MLP of `hidden`)."""
+    from iclr25.advantage_alignment.gru import GRUPolicy, RecurrentLearner
+    if policy not in POLICIES:
+        raise UserError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
+    if policy == "tabular" and env.name != "ipd":
+        raise UserError(f"the tabular policy exists for the ipd only, not {env.name}; use mlp or gru")
     torch.manual_seed(seed)
-    if env.name == "ipd":
+    kind = ("tabular" if env.name == "ipd" else "mlp") if policy == "auto" else policy
+    if kind == "tabular":
         return Learner(TabularIPDPolicy(), TabularTimeCritic(env.T), config)
-    hidden = HIDDEN.get(env.name, 64)
-    return Learner(MLPPolicy(env.obs_dim, env.action_dims, hidden), MLPTimeCritic(env.obs_dim, env.T, hidden),
-                   config)
+    h = hidden or HIDDEN.get(env.name, 32 if kind == "gru" else 64)
+    # the policy is built first, then the critic: the order of the seeded initialisations
+    pol = GRUPolicy(env.obs_dim, env.action_dims, h) if kind == "gru" else MLPPolicy(env.obs_dim,
+                                                                                     env.action_dims, h)
+    critic = MLPTimeCritic(env.obs_dim, env.T, h)
+    return (RecurrentLearner if kind == "gru" else Learner)(pol, critic, config)
+
+
+def architecture(learner: Learner) -> dict[str, int | str]:
+    """The policy kind and hidden size of a learner made by `make_learner` (what a checkpoint stores)."""
+    from iclr25.advantage_alignment.gru import GRUPolicy
+    p = learner.policy
+    if isinstance(p, TabularIPDPolicy):
+        return {"policy": "tabular", "hidden": 0}
+    if isinstance(p, GRUPolicy):
+        return {"policy": "gru", "hidden": int(p.gru.hidden_size)}
+    return {"policy": "mlp", "hidden": int(p.body[0].out_features)}  # type: ignore[union-attr,index]
 
 
 @dataclass
@@ -63,9 +87,12 @@ class TrainResult:
 
 def train(env: str | MarkovGame = "ipd", algo: str = "adalign", opponent: str = "self", iters: int = 1000,
           batch: int = 512, seed: int = 0, config: LearnerConfig | None = None, T: int | None = None,
-          show_progress: bool = False, callback: Callable[[int, Batch], None] | None = None) -> TrainResult:
+          show_progress: bool = False, callback: Callable[[int, Batch], None] | None = None,
+          policy: str = "auto", hidden: int | None = None) -> TrainResult:
     """Train `algo` on `env` against itself ("self": two independent learners with the same algorithm)
-    or against a fixed agent ("defect", "cooperate", "tit_for_tat", "random").
+    or against a fixed agent ("defect", "cooperate", "tit_for_tat", "random"). `policy`: "auto"
+    (tabular on the IPD, else an MLP), "tabular", "mlp" or "gru" (the paper's full-history policy), with
+    `hidden` units (default: the game's).
 
     >>> r = train("ipd", "naive", iters=3, batch=8, T=4)
     >>> sorted(r.history)
@@ -84,8 +111,8 @@ def train(env: str | MarkovGame = "ipd", algo: str = "adalign", opponent: str = 
     cfg = config or default_config(game.name, algo)
     if cfg.algo != algo:
         cfg = replace(cfg, algo=algo)
-    first = make_learner(game, cfg, seed)
-    second: Agent = (make_learner(game, cfg, seed + 10_007) if opponent == "self"
+    first = make_learner(game, cfg, seed, policy, hidden)
+    second: Agent = (make_learner(game, cfg, seed + 10_007, policy, hidden) if opponent == "self"
                      else FixedAgent(game, opponent))
     gen = torch.Generator().manual_seed(seed)
     hist: dict[str, list[float]] = {"reward_0": [], "reward_1": []}
@@ -128,6 +155,28 @@ def ipd_policy_table(agent: Learner) -> dict[str, float]:
     if not isinstance(policy, TabularIPDPolicy):
         raise UserError("ipd_policy_table needs a tabular IPD learner")
     return dict(zip(STATES, policy.p_cooperate().tolist(), strict=True))
+
+
+@torch.no_grad()
+def empirical_policy_table(env: MarkovGame, agents: tuple[Agent, Agent], seat: int = 0, batch: int = 1024,
+                           seed: int = 1) -> dict[str, float]:
+    """P(C | start, CC, CD, DC, DD) of one seat's *behaviour* on the IPD, read from fresh episodes (state =
+    (own, opponent) last move): works for any policy, including history-dependent ones (GRU), where it is
+    the average over the histories that reach each state. NaN for a state never reached.
+
+    >>> from iclr25.advantage_alignment.envs import IPD
+    >>> env = IPD(T=4); ac = FixedAgent(env, "cooperate")
+    >>> empirical_policy_table(env, (ac, FixedAgent(env, "defect")), batch=8)["CD"]
+    1.0
+    """
+    from iclr25.advantage_alignment.envs.ipd import C, state_index
+    if env.name != "ipd":
+        raise UserError("the P(C | state) table exists for the ipd only")
+    b = rollout(env, agents, batch, torch.Generator().manual_seed(seed)).seat(seat)
+    s = state_index(b.obs[0])
+    coop = (b.actions[0] == C).float()
+    return {name: (float(coop[s == i].mean()) if bool((s == i).any()) else float("nan"))
+            for i, name in enumerate(STATES)}
 
 
 def exploitability(agent: Learner, env: MarkovGame, vs: str = "defect", batch: int = 1024,
