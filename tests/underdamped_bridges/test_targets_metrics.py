@@ -162,3 +162,66 @@ def test_wrong_dimension_is_refused():
         from_log_prob(lambda x: -(x ** 2), 3)  # forgot the sum over the last axis
     with pytest.raises(UserError, match="dimension must be >= 1"):
         from_log_prob(lambda x: -(x ** 2).sum(-1), 0)
+
+
+# ---- mode coverage and distances to reference samples (issue #52) ----------------------------------
+
+def test_mmd_is_zero_for_one_law_and_sees_a_dropped_mode():
+    from iclr25.underdamped_bridges import mmd
+    rng = np.random.default_rng(1)
+    both = np.concatenate([rng.normal(-4, 1, (500, 1)), rng.normal(4, 1, (500, 1))])
+    again = np.concatenate([rng.normal(-4, 1, (500, 1)), rng.normal(4, 1, (500, 1))])
+    one = rng.normal(4, 1, (1000, 1))  # the left mode dropped
+    assert abs(mmd(both, again)) < 0.01 and mmd(both, one) > 0.2
+    assert mmd(both, np.full((10, 1), np.nan)) == math.inf
+
+
+def test_student_t_mixture_is_normalised_and_samples_its_own_law():
+    from iclr25.underdamped_bridges import student_t_mixture
+    t = student_t_mixture(3, 1, df=2.0, seed=0)
+    grid = torch.linspace(-400, 400, 800_001, dtype=torch.float64)[:, None]
+    mass = float(torch.exp(t.log_prob(grid)).sum() * (grid[1, 0] - grid[0, 0]))
+    assert mass == pytest.approx(1.0, abs=5e-3)  # heavy tails: the grid misses ~1e-3 beyond ±400
+    x = t.sample(4000, torch.Generator().manual_seed(0))
+    assert emc(t.modes(x).numpy(), t.n_modes) > 0.95  # exact samples cover every component
+    g = torch.randn(5, 1, dtype=torch.float64, requires_grad=True)
+    (auto,) = torch.autograd.grad(t.log_prob(g).sum(), g)
+    assert torch.allclose(t.score(g.detach()), auto)
+
+
+def test_many_well_modes_cover_its_32_wells_for_exact_samples():
+    t = ManyWell()
+    x = t.sample(4000, torch.Generator().manual_seed(0))
+    assert t.n_modes == 32 and emc(t.modes(x).numpy(), 32) > 0.97
+    assert emc(t.modes(x.abs()).numpy(), 32) == 0.0  # every sample in the all-positive well
+
+
+def test_evaluate_against_the_users_reference_samples_and_cli(tmp_path, capsys):
+    import pandas as pd
+
+    from iclr25.core.cli import main
+    from iclr25.underdamped_bridges import Sampler
+    s = Sampler(ManyWell(dim=6, m=2), method="ula", num_steps=4, seed=0)
+    ref = ManyWell(dim=6, m=2).sample(300, torch.Generator().manual_seed(1)).numpy()
+    m = s.evaluate(200, seed=0, reference=ref)
+    assert {"mmd", "sinkhorn", "emc"} <= set(m) and 0 <= m["emc"] <= 1
+    with pytest.raises(UserError, match="reference samples must be"):
+        s.evaluate(200, reference=ref[:, :3])
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "underdamped_bridges", "fit", "--target", "many_well", "--method", "ula",
+              "--sde-steps", "2", "--steps", "2", "--batch-size", "8", "--no-tune-dt", "--no-plots",
+              "-o", str(run)])
+    assert e.value.code == 0
+    ref50 = ManyWell().sample(200, torch.Generator().manual_seed(2)).numpy()
+    pd.DataFrame(ref50, columns=[f"x{i}" for i in range(50)]).to_csv(tmp_path / "ref.csv", index=False)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "underdamped_bridges", "eval", str(run), "--n", "100", "--reference",
+              str(tmp_path / "ref.csv")])
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "MMD" in out and "EMC" in out and "(1 = every mode)" in out
+    pd.DataFrame({"a": [1.0, 2.0]}).to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(SystemExit) as e:
+        main(["iclr25", "underdamped_bridges", "eval", str(run), "--reference", str(tmp_path / "bad.csv")])
+    assert e.value.code == 2 and "expected a CSV with columns x0..x49" in capsys.readouterr().err

@@ -151,8 +151,9 @@ def fit(
         "--log-z", help="the known log Z of --log-prob, if you know it (|log Z-hat - log Z| is then "
                         "reported)")]
     = None,
-    target: Annotated[str | None, typer.Option(help="a built-in target: funnel, many_well, gmm40, seeds (or "
-                                                    "ionosphere, sonar, credit, cancer, lgcp with the data)")]
+    target: Annotated[str | None, typer.Option(help="a built-in target: funnel, many_well, gmm40, seeds, "
+                                                    "student_t_mixture (or ionosphere, sonar, credit, "
+                                                    "cancer, lgcp with the data)")]
     = None,
     method: Annotated[str, typer.Option(help="dbs | dis | cmcd | mcd | ula")] = "dbs",
     underdamped: Annotated[bool, typer.Option(help="underdamped (the paper's) or overdamped dynamics")]
@@ -275,17 +276,40 @@ def _plots(sampler, out: Path, seed: int) -> list[str]:
 def evaluate(
     run: Annotated[Path, typer.Argument(help="run folder written by fit")],
     n: Annotated[int, count("evaluation paths", 1_000_000, low=2)] = 2000,
-    sinkhorn: Annotated[bool, typer.Option(help="Sinkhorn divergence to exact samples (targets that have "
-                                                "them: funnel, many_well, gmm40)")] = False,
+    sinkhorn: Annotated[bool, typer.Option(help="Sinkhorn divergence and MMD to exact samples (targets that "
+                                                "have them: funnel, many_well, gmm40, student_t_mixture)")]
+    = False,
+    reference: Annotated[Path | None, typer.Option(
+        help="CSV of your own reference samples (columns x0..x{d-1}, e.g. from a long MCMC run): Sinkhorn "
+             "divergence and MMD to them, which see dropped modes")] = None,
     seed: Seed = 1,
 ) -> None:
-    """Print ELBO, log Z-hat (± standard errors) and the ESS of a fitted run."""
+    """Print ELBO, log Z-hat (± standard errors), the ESS and, where there is something to compare with,
+    |log Z-hat - log Z|, the mode coverage (EMC) and the Sinkhorn divergence and MMD to reference samples."""
     from iclr25.core.runtime import pin_threads
     pin_threads()
     sampler = _load_run(run)
+    ref = _reference_samples(reference, sampler.target.dim) if reference is not None else None
     typer.echo(f"{sampler.name} ({sampler.config.integrator}, K={sampler.config.num_steps}) on "
                f"{sampler.target.name} (d={sampler.target.dim})")
-    _print_metrics(sampler.evaluate(n, seed=seed, sinkhorn=sinkhorn))
+    _print_metrics(sampler.evaluate(n, seed=seed, sinkhorn=sinkhorn, reference=ref))
+
+
+def _reference_samples(path: Path, dim: int):
+    """(n, dim) floats from a CSV with columns x0..x{dim-1} (other columns, e.g. log_w, ignored)."""
+    import numpy as np
+
+    from iclr25.core.io import read_csv
+    df = read_csv(path, "--reference")
+    cols = [f"x{i}" for i in range(dim)]
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise UserError(f"--reference: expected a CSV with columns x0..x{dim - 1} (as 'sample' writes); "
+                        f"{path.name} lacks {missing[0]!r}")
+    x = df[cols].to_numpy(dtype=float, na_value=np.nan)
+    if len(x) < 2 or not np.isfinite(x).all():
+        raise UserError(f"--reference: {path.name} needs at least 2 rows of finite numbers")
+    return x
 
 
 @app.command()

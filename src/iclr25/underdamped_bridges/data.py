@@ -79,7 +79,7 @@ def lgcp(folder: str | Path | None = None, grid: int = 40) -> LGCP:
     return LGCP(load_pines(folder), grid)
 
 
-TARGETS = ("funnel", "many_well", "gmm40", "seeds") + BLR_SETS + ("lgcp",)
+TARGETS = ("funnel", "many_well", "gmm40", "seeds", "student_t_mixture") + BLR_SETS + ("lgcp",)
 
 
 def target_by_name(name: str, folder: str | Path | None = None) -> Target:

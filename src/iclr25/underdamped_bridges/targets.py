@@ -161,6 +161,15 @@ class ManyWell(Target):
         w, g = x[:, :self.m], x[:, self.m:]
         return torch.cat([-4 * w * (w ** 2 - self.delta), -g], -1)
 
+    @property
+    def n_modes(self) -> int:
+        return 2 ** self.m
+
+    def modes(self, x: Tensor) -> Tensor:
+        """Mode index per sample: the signs of the m double-well coordinates as a binary number (EMC)."""
+        bits = (x[:, :self.m] > 0).long()
+        return (bits * (2 ** torch.arange(self.m))).sum(-1)
+
     def sample(self, n: int, generator: torch.Generator | None = None) -> Tensor:
         """Exact: the double-well coordinates by inverse CDF on a fine grid, the rest Gaussian."""
         grid = np.linspace(-4, 4, 200_001)
@@ -200,9 +209,64 @@ class GaussianMixture(Target):
         idx = torch.randint(len(self.means), (n,), generator=generator)
         return self.means[idx] + self.std * torch.randn(n, self.dim, generator=generator, dtype=torch.float64)
 
+    @property
+    def n_modes(self) -> int:
+        return len(self.means)
+
     def modes(self, x: Tensor) -> Tensor:
         """Index of the most responsible component per sample (for EMC)."""
         return self._log_components(x.to(torch.float64)).argmax(-1)
+
+
+class StudentTMixture(Target):
+    """Equal-weight mixture of product Student-t components (ν degrees of freedom per coordinate, unit
+    scale) at locations U[-10, 10]^d: heavy tails and many modes (the official code's mixture of
+    Student-t distributions; its locations come from a JAX key, ours from numpy `seed`). Normalised:
+    log Z = 0; exact samples; EMC over its components."""
+
+    name, log_Z, can_sample, dt, init_std = "student_t_mixture", 0.0, True, 0.01, 10.0
+
+    def __init__(self, n_components: int = 10, dim: int = 50, df: float = 2.0, seed: int = 0) -> None:
+        if int(n_components) < 1 or not (math.isfinite(df) and df > 0):
+            raise UserError(f"student_t_mixture needs >= 1 components and df > 0, got {n_components}, {df}")
+        super().__init__(dim)
+        locs = np.random.default_rng(seed).uniform(-10, 10, size=(int(n_components), dim))
+        self.locs = torch.from_numpy(locs)
+        self.df = float(df)
+        self._norm = (math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi))
+
+    def _log_components(self, x: Tensor) -> Tensor:
+        z = x[:, None, :] - self.locs.to(x.dtype)  # (B, C, d)
+        nu = self.df
+        return (self._norm - (nu + 1) / 2 * torch.log1p(z ** 2 / nu)).sum(-1)  # (B, C)
+
+    def log_prob(self, x: Tensor) -> Tensor:
+        return torch.logsumexp(self._log_components(x), -1) - math.log(len(self.locs))
+
+    def sample(self, n: int, generator: torch.Generator | None = None) -> Tensor:
+        idx = torch.randint(len(self.locs), (n,), generator=generator)
+        g = torch.randn(n, self.dim, generator=generator, dtype=torch.float64)
+        chi2 = 2 * torch._standard_gamma(torch.full((n, self.dim), self.df / 2, dtype=torch.float64),
+                                         generator=generator)
+        return self.locs[idx] + g / torch.sqrt(chi2 / self.df)
+
+    @property
+    def n_modes(self) -> int:
+        return len(self.locs)
+
+    def modes(self, x: Tensor) -> Tensor:
+        return self._log_components(x.to(torch.float64)).argmax(-1)
+
+
+def student_t_mixture(n_components: int = 10, dim: int = 50, df: float = 2.0,
+                      seed: int = 0) -> StudentTMixture:
+    """The official code's Student-t mixture target (10 components in d = 50 by default).
+
+    >>> t = student_t_mixture(3, 2)
+    >>> t.dim, t.log_Z, tuple(t.sample(5, torch.Generator().manual_seed(0)).shape)
+    (2, 0.0, (5, 2))
+    """
+    return StudentTMixture(n_components, dim, df, seed)
 
 
 def gmm40(dim: int = 50, seed: int = 0) -> GaussianMixture:
@@ -378,7 +442,7 @@ BUILTIN = ("funnel", "many_well", "gmm40", "seeds")
 def builtin(name: str) -> Target:
     """A synthetic target by name (the real-data ones come from data.py)."""
     makers: dict[str, Callable[[], Target]] = {"funnel": funnel, "many_well": many_well, "gmm40": gmm40,
-                                                "seeds": seeds}
+                                                "seeds": seeds, "student_t_mixture": student_t_mixture}
     if name not in makers:
         raise UserError(f"unknown target {name!r}; choose from {', '.join(makers)} (or ionosphere, "
                         f"sonar, credit, cancer, lgcp from the shared data)")
