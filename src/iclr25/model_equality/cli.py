@@ -37,7 +37,10 @@ OldL = Annotated[int | None, typer.Option("--L", min=1, max=MAX_L, hidden=True)]
 def test(
     ref: Annotated[Path, typer.Option(help="reference completions (JSONL: prompt, completion)")],
     api: Annotated[Path, typer.Option(help="the API's completions to the same prompts (JSONL)")],
-    kernel: Annotated[str, typer.Option(help="hamming | all_substrings | onehot | l1 | chi2")] = "hamming",
+    kernel: Annotated[str, typer.Option(
+        help="two-sample: hamming | all_substrings | onehot | l1 | l2 | chi2; goodness of fit (needs a "
+             "'logprob' field, the reference model's log-probability of each completion, in both files, "
+             "and --pvalue null): g2 | pearson | gof_l1")] = "hamming",
     length: Annotated[int | None, count(LENGTH_HELP, MAX_L, flag="--length")] = None,
     old_l: OldL = None,
     b: Annotated[int, count("permutations or null simulations", MAX_B)] = 1000,
@@ -59,16 +62,21 @@ def test(
     input."""
     from iclr25.model_equality.encoding import read_jsonl, samples_from_rows
     from iclr25.model_equality.pvalues import PVALUE_METHODS, pool_test, two_sample_test
+    from iclr25.model_equality.statistics import GOF_KINDS
     finite(alpha, "--alpha", 0.0, 1.0, low_open=True)
     stat = _statistic(kernel, denominator)
     if pvalue not in PVALUE_METHODS:
         raise UserError(f"unknown --pvalue {pvalue!r}; choose from {', '.join(PVALUE_METHODS)}")
+    gof = kernel in GOF_KINDS
+    if gof and pvalue != "null":
+        raise UserError(f"--kernel {kernel} is a goodness-of-fit test: its null is simulated from the "
+                        "reference file's completions and log-probabilities; use --pvalue null")
     L = _length(length, old_l)  # noqa: N806
-    api_rows = read_jsonl(api)
+    api_rows = read_jsonl(api, logprobs=gof)
     refs = [ref, *(composite or [])]
-    ref_rows = [read_jsonl(r) for r in refs]
+    ref_rows = [read_jsonl(r, logprobs=gof) for r in refs]
     if L is None:
-        L = max(len(c) for rows in [api_rows, *ref_rows] for _, c in rows)  # noqa: N806
+        L = max(len(r[1]) for rows in [api_rows, *ref_rows] for r in rows)  # noqa: N806
     results = []
     for path, rows in zip(refs, ref_rows, strict=True):
         p, q, _ = samples_from_rows(rows, api_rows, L, names=(str(path), str(api)))
@@ -83,7 +91,7 @@ def test(
         typer.echo(f"{path}: statistic {r.statistic:.6g}  p-value {r.pvalue:.4g}  "
                    f"({'reject' if r.reject else 'do not reject'} at alpha = {alpha})")
     reject = all(r.reject for r in results)
-    prompts = len({p for p, _ in api_rows})
+    prompts = len({r[0] for r in api_rows})
     typer.echo(f"kernel {kernel}, {prompts} prompts, {len(api_rows)} API completions, L = {L}, "
                f"{pvalue} p-values with b = {b}"
                + (f", {denominator} denominator" if hasattr(stat, "denominator") else ""))
@@ -166,8 +174,36 @@ def sample_size(
         typer.echo(f"wrote {out}")
 
 
+@app.command()
+def official(
+    root: Annotated[Path, typer.Option(help="the released dataset's folder (with samples/)")],
+    model: Annotated[str, typer.Option(help="e.g. meta-llama/Meta-Llama-3-8B-Instruct")],
+    source: Annotated[str, typer.Option(
+        help="fp32 | fp16 | nf4 | int8 | watermark (need --tokenizer) or an API: anyscale | amazon | "
+             "fireworks | replicate | deepinfra | groq | perplexity | together | azure")],
+    prompts: Annotated[str, typer.Option(help="dataset:id,id;dataset:id, e.g. wikipedia_en:0,1,4")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="JSONL to write (prompt, completion)")],
+    tokenizer: Annotated[Path | None, typer.Option(help="the model's tokenizer.json (local sources hold "
+                                                        "token ids)")] = None,
+    eos_id: Annotated[int | None, typer.Option(min=0, help="end-of-sequence id (default: from the "
+                                                           "tokenizer)")] = None,
+) -> None:
+    """Convert the paper's released samples (its dataset's samples/*.pkl layout) to our JSONL, for `test`,
+    `distance` and `sample-size`. The pickles are read without running code (plain data only)."""
+    from iclr25.core.io import output_path
+    from iclr25.model_equality.official import parse_prompts, read_official
+    output_path(out, "--out JSONL")
+    rows = read_official(root, model, source, parse_prompts(prompts), tokenizer, eos_id)
+    with out.open("w", encoding="utf-8") as f:
+        for p, c in rows:
+            f.write(json.dumps({"prompt": p, "completion": c}) + "\n")
+    typer.echo(f"wrote {len(rows)} completions of {len({p for p, _ in rows})} prompts to {out}")
+
+
 def _statistic(kernel: str, denominator: str):
-    from iclr25.model_equality.statistics import DENOMINATORS, STATISTICS, get_statistic
+    from iclr25.model_equality.statistics import DENOMINATORS, GOF_KINDS, STATISTICS, get_statistic
+    if kernel in GOF_KINDS:
+        return get_statistic(kernel)
     if denominator not in DENOMINATORS:
         raise UserError(f"unknown --denominator {denominator!r}; choose from {', '.join(DENOMINATORS)}")
     has = kernel in STATISTICS and "denominator" in STATISTICS[kernel].__dataclass_fields__
@@ -197,6 +233,8 @@ def simulate(
     old_l: OldL = None,
     profile: Annotated[str, typer.Option(help="model settings of a profile: smoke (a tiny TinyGPT) | quick | "
                                               "full")] = "quick",
+    logprobs: Annotated[bool, typer.Option(help="add each completion's log-probability under the reference "
+                                                "model ('logprob', for the goodness-of-fit tests)")] = False,
     seed: Seed = 0,
 ) -> None:
     """Sample JSONL completions (text) from a reference model and one distortion of it (a demo API)."""
@@ -229,10 +267,14 @@ def simulate(
             streams = list(range(start, start + len(part)))
             ids = model.generate_ids([model._context(p) for p in part], max_new_tokens=L, batch=chunk,
                                      seed=pool_seed(seed, name), streams=streams)
-            texts += [model.tokenizer.decode(x) for x in ids]
+            texts += [model.tokenizer.decode(x) or " " for x in ids]
+        scores = [None] * len(texts)
+        if logprobs:  # the reference model's score of the text as written, for both files
+            scores = [float(x.sum()) for x in ref.logprobs(texts, prompts=rows, batch=32)]
         with (out / fname).open("w", encoding="utf-8") as f:
-            for i, text in enumerate(texts):
-                f.write(json.dumps({"prompt": task[i // n], "completion": text or " "}) + "\n")
+            for i, (text, lp) in enumerate(zip(texts, scores, strict=True)):
+                row = {"prompt": task[i // n], "completion": text}
+                f.write(json.dumps(row if lp is None else {**row, "logprob": lp}) + "\n")
     typer.echo(f"wrote {out / 'ref.jsonl'} ({prompts} x {n_ref}) and {out / 'api.jsonl'} "
                f"({prompts} x {n_api}, endpoint {endpoint} of {reference})")
 

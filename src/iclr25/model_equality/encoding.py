@@ -29,10 +29,16 @@ class CompletionSample:
     prompt_ids: np.ndarray  # (N,) int64
     completions: np.ndarray  # (N, L) int64, PAD after the end of each completion
     m: int
+    logprobs: np.ndarray | None = None  # (N,) log P_ref(completion | prompt), for goodness-of-fit tests
 
     def __post_init__(self) -> None:
         x = np.asarray(self.prompt_ids, dtype=np.int64).reshape(-1)
         y = np.asarray(self.completions, dtype=np.int64)
+        if self.logprobs is not None:
+            lp = np.asarray(self.logprobs, dtype=np.float64).reshape(-1)
+            if lp.shape != x.shape or np.isnan(lp).any() or (lp > 1e-9).any():
+                raise ValueError(f"logprobs must be {x.shape[0]} log-probabilities (<= 0, no NaN)")
+            object.__setattr__(self, "logprobs", np.minimum(lp, 0.0))
         if y.ndim != 2 or y.shape[0] != x.shape[0]:
             raise ValueError(f"completions must be (N, L) with N = len(prompt_ids) = {x.shape[0]}, "
                              f"got shape {y.shape}")
@@ -56,10 +62,12 @@ class CompletionSample:
         return np.bincount(self.prompt_ids, minlength=self.m)
 
     def subset(self, idx: np.ndarray) -> CompletionSample:
-        return CompletionSample(self.prompt_ids[idx], self.completions[idx], self.m)
+        lp = None if self.logprobs is None else self.logprobs[idx]
+        return CompletionSample(self.prompt_ids[idx], self.completions[idx], self.m, lp)
 
     def truncate(self, L: int) -> CompletionSample:  # noqa: N803
-        """The first L symbols of every completion (a shorter task on the same samples)."""
+        """The first L symbols of every completion (a shorter task on the same samples; the completions'
+        log-probabilities no longer apply and are dropped)."""
         return CompletionSample(self.prompt_ids, self.completions[:, :L], self.m)
 
 
@@ -67,8 +75,9 @@ def concat(a: CompletionSample, b: CompletionSample) -> CompletionSample:
     """Rows of `a` then rows of `b` (same m and L)."""
     if a.m != b.m or a.L != b.L:
         raise ValueError(f"cannot concatenate samples with (m, L) = {(a.m, a.L)} and {(b.m, b.L)}")
+    lp = None if a.logprobs is None or b.logprobs is None else np.concatenate([a.logprobs, b.logprobs])
     return CompletionSample(np.concatenate([a.prompt_ids, b.prompt_ids]),
-                            np.concatenate([a.completions, b.completions]), a.m)
+                            np.concatenate([a.completions, b.completions]), a.m, lp)
 
 
 def encode_chars(texts: Sequence[str], L: int) -> np.ndarray:  # noqa: N803
@@ -105,8 +114,10 @@ def encode_tokens(token_ids: Iterable[Sequence[int]], L: int, eos_id: int | None
 
 # ---- JSONL rows {"prompt": str, "completion": str}: the format users already collect ----------------
 
-def read_jsonl(path: str | Path) -> list[tuple[str, str]]:
-    """(prompt, completion) pairs from a JSONL file; any bad row is a one-line UserError naming it."""
+def read_jsonl(path: str | Path, logprobs: bool = False) -> list[tuple]:
+    """(prompt, completion) pairs from a JSONL file, or (prompt, completion, logprob) triples with
+    `logprobs` (a numeric field "logprob": log P_ref(completion | prompt), the reference model's score of
+    the whole completion); any bad row is a one-line UserError naming it."""
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
@@ -137,13 +148,20 @@ def read_jsonl(path: str | Path) -> list[tuple[str, str]]:
                     raise UserError(f"{path}:{lineno}: field {key!r} must be a string")
             if not row["completion"]:
                 raise UserError(f"{path}:{lineno}: empty completion")
-            rows.append((row["prompt"], row["completion"]))
+            if logprobs:
+                lp = row.get("logprob")
+                if isinstance(lp, bool) or not isinstance(lp, int | float) or not -1e9 < lp <= 1e-9:
+                    raise UserError(f"{path}:{lineno}: goodness-of-fit tests need a field 'logprob' (the "
+                                    "reference model's log-probability of the completion, <= 0)")
+                rows.append((row["prompt"], row["completion"], float(lp)))
+            else:
+                rows.append((row["prompt"], row["completion"]))
     if not rows:
         raise UserError(f"{path}: no rows")
     return rows
 
 
-def samples_from_rows(ref: list[tuple[str, str]], api: list[tuple[str, str]], L: int | None = None,  # noqa: N803
+def samples_from_rows(ref: list[tuple], api: list[tuple], L: int | None = None,  # noqa: N803
                       names: tuple[str, str] = ("ref", "api"), min_per_prompt: int = 2,
                       ) -> tuple[CompletionSample, CompletionSample, list[str]]:
     """Encode two row sets over one shared prompt index (character space).
@@ -151,7 +169,7 @@ def samples_from_rows(ref: list[tuple[str, str]], api: list[tuple[str, str]], L:
     The prompt sets must be equal: a test of P(.|x) against Q(.|x) needs both for every x. L defaults to
     the longest completion in either set.
     """
-    prompts_ref, prompts_api = {p for p, _ in ref}, {p for p, _ in api}
+    prompts_ref, prompts_api = {r[0] for r in ref}, {r[0] for r in api}
     if prompts_ref != prompts_api:
         only = sorted(prompts_ref - prompts_api) or sorted(prompts_api - prompts_ref)
         side = names[0] if prompts_ref - prompts_api else names[1]
@@ -160,13 +178,14 @@ def samples_from_rows(ref: list[tuple[str, str]], api: list[tuple[str, str]], L:
     prompts = sorted(prompts_ref)
     index = {p: i for i, p in enumerate(prompts)}
     if L is None:
-        L = max(len(c) for _, c in ref + api)  # noqa: N806
+        L = max(len(r[1]) for r in ref + api)  # noqa: N806
     if L < 1:
         raise UserError(f"L must be >= 1, got {L}")
     out = []
     for name, rows in zip(names, (ref, api), strict=True):
-        ids = np.array([index[p] for p, _ in rows], dtype=np.int64)
-        s = CompletionSample(ids, encode_chars([c for _, c in rows], L), len(prompts))
+        ids = np.array([index[r[0]] for r in rows], dtype=np.int64)
+        lp = np.array([r[2] for r in rows]) if all(len(r) > 2 for r in rows) else None
+        s = CompletionSample(ids, encode_chars([r[1] for r in rows], L), len(prompts), lp)
         counts = s.counts()
         if counts.min() < min_per_prompt:
             bad = prompts[int(np.argmin(counts))]

@@ -34,7 +34,7 @@ def default_ns(n_max: int, points: int = 8) -> list[int]:
     """About `points` per-prompt counts from 1 to n_max, spaced geometrically.
 
     >>> default_ns(40)
-    [1, 2, 3, 5, 9, 15, 24, 40]
+    [1, 2, 3, 5, 8, 14, 24, 40]
     """
     if n_max < 1:
         return []

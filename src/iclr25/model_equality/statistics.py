@@ -280,6 +280,21 @@ class L1Stat(Statistic):
 
 
 @dataclass(frozen=True)
+class L2Stat(Statistic):
+    """Two-sample L2 distance of empirical frequencies: sum_z (n_P(z)/N - n_Q(z)/M)^2 (the official
+    code's `two_sample_L2`; Balakrishnan & Wasserman 2017)."""
+
+    name = "l2"
+
+    def prepare(self, pooled: CompletionSample) -> _CountPrep:
+        return _prepare_counts(pooled)
+
+    def value(self, prep: _CountPrep, idx_p: np.ndarray, idx_q: np.ndarray) -> float:
+        c_p, c_q = _counts(prep, idx_p, idx_q)
+        return float(np.square(c_p / len(idx_p) - c_q / len(idx_q)).sum())
+
+
+@dataclass(frozen=True)
 class Chi2Stat(Statistic):
     """Centered chi^2 for unequal sizes (Bhattacharya & Valiant 2015, as in the reference code):
     sum_z [(M n_P - N n_Q)^2 - M^2 n_P - N^2 n_Q] / (n_P + n_Q); 0 when nothing repeats."""
@@ -298,11 +313,80 @@ class Chi2Stat(Statistic):
         return float((num[keep] / tot[keep]).sum())
 
 
+# ---- goodness of fit with the reference's log-probabilities (paper App. C.3) --------------------------
+
+GOF_KINDS = ("g2", "pearson", "gof_l1")
+
+
+@dataclass(frozen=True)
+class _GofPrep:
+    ids: np.ndarray  # (rows,) dense id of the distinct (prompt, completion)
+    n_ids: int
+    log_joint: np.ndarray  # (n_ids,) log pi(x) + log P(y | x), pi uniform over the m prompts
+
+
+@dataclass(frozen=True)
+class GoodnessOfFit(Statistic):
+    """One-sample goodness of fit of the API sample Q to the reference P, whose probability of every
+    observed completion is known (a "logprob" per row: log P(y | x) under the reference model). It reads
+    only the API sample (the `idx_q` rows); its null is simulated from reference rows with their own
+    log-probabilities, so `NullSimulator(ref_pool_with_logprobs, GoodnessOfFit(...))` calibrates it. With
+    o_z the API's count of the distinct pair z = (x, y), n the API's size and p_z = P(y | x) / m:
+
+    - "g2" (the likelihood-ratio G^2): -2 sum_z o_z log(n p_z / o_z);
+    - "pearson" (chi^2): sum_z (o_z - n p_z)^2 / (n p_z) + n (1 - sum_z p_z): the unobserved completions'
+      terms (n p_z)^2 / (n p_z) sum to n times their probability mass, so only observed ones are needed;
+    - "gof_l1": sum_z |o_z - n p_z| + n (1 - sum_z p_z), by the same argument.
+
+    The paper finds these the most powerful tests at small N (with completion probabilities known), and
+    useless once completions rarely repeat.
+
+    >>> from iclr25.model_equality.encoding import encode_chars
+    >>> q = CompletionSample(np.zeros(4, int), encode_chars(["a", "a", "b", "b"], 1), 1,
+    ...                      np.log([0.5, 0.5, 0.5, 0.5]))
+    >>> GoodnessOfFit("g2")(q, q), GoodnessOfFit("pearson")(q, q)   # the sample matches P exactly
+    (0.0, 0.0)
+    """
+
+    kind: str = "g2"
+    name = "gof"
+
+    def prepare(self, pooled: CompletionSample) -> _GofPrep:
+        if self.kind not in GOF_KINDS:
+            raise UserError(f"unknown goodness-of-fit statistic {self.kind!r}; choose from "
+                            f"{', '.join(GOF_KINDS)}")
+        if pooled.logprobs is None:
+            raise UserError("goodness-of-fit tests need the reference model's log-probability of every "
+                            "completion (a 'logprob' field in every row of both files)")
+        cp = _prepare_counts(pooled)
+        log_joint = np.full(cp.n_ids, np.nan)
+        log_joint[cp.ids] = pooled.logprobs - np.log(pooled.m)
+        spread = np.zeros(cp.n_ids)
+        np.maximum.at(spread, cp.ids, np.abs(pooled.logprobs - log_joint[cp.ids] - np.log(pooled.m)))
+        if (spread > 1e-4).any():
+            raise UserError("rows with the same completion carry different log-probabilities (is --length "
+                            "shorter than the completions? goodness-of-fit needs whole completions)")
+        return _GofPrep(cp.ids, cp.n_ids, log_joint)
+
+    def value(self, prep: _GofPrep, idx_p: np.ndarray, idx_q: np.ndarray) -> float:
+        o = np.bincount(prep.ids[idx_q], minlength=prep.n_ids).astype(np.float64)
+        seen = o > 0
+        n = float(len(idx_q))
+        o, logp = o[seen], prep.log_joint[seen]
+        np_ = n * np.exp(logp)
+        unseen = max(0.0, 1.0 - float(np.exp(logp).sum()))
+        if self.kind == "g2":
+            return 0.0 + float(-2.0 * (o * (np.log(n) + logp - np.log(o))).sum())  # 0.0 + : no -0.0
+        if self.kind == "pearson":
+            return float((np.square(o - np_) / np_).sum() + n * unseen)
+        return float(np.abs(o - np_).sum() + n * unseen)
+
+
 # ---- lookup and effect size ---------------------------------------------------------------------------
 
 STATISTICS: dict[str, type[Statistic]] = {
     "hamming": HammingMMD, "hamming_gram": HammingMMDGram, "all_substrings": AllSubstringsMMD,
-    "onehot": OneHotMMD, "l1": L1Stat, "chi2": Chi2Stat,
+    "onehot": OneHotMMD, "l1": L1Stat, "l2": L2Stat, "chi2": Chi2Stat,
 }
 
 
@@ -312,11 +396,14 @@ def _check_denominator(d: str) -> None:
 
 
 def get_statistic(name: str | Statistic, **kwargs: Any) -> Statistic:
-    """A statistic by name: hamming | hamming_gram | all_substrings | onehot | l1 | chi2."""
+    """A statistic by name: hamming | hamming_gram | all_substrings | onehot | l1 | l2 | chi2, or a
+    goodness-of-fit statistic g2 | pearson | gof_l1 (these need log-probabilities)."""
     if isinstance(name, Statistic):
         return name
+    if name in GOF_KINDS:
+        return GoodnessOfFit(name)
     if name not in STATISTICS:
-        raise UserError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")
+        raise UserError(f"unknown statistic {name!r}; choose from {', '.join([*STATISTICS, *GOF_KINDS])}")
     return STATISTICS[name](**kwargs)
 
 
