@@ -760,6 +760,8 @@ def _unit_plan(u: _Unit, record: Mapping[str, Any] | None, rule: RuleLike) -> tu
     vals = {k: _record_values(record, k) for k in u.keys}
     assumed = any(v is None for v in vals.values()) and not u.exact
     n = {k: (len(v) if v is not None else (10 if u.binary else 3)) for k, v in vals.items()}
+    if len(u.keys) > 1 and not u.binary:  # one comparison's arms are paired: one unit count for all
+        n = dict.fromkeys(n, max(n.values()))
     if u.log:
         vals = {k: (np.log(v[v > 0]) if v is not None and (v > 0).any() else None) for k, v in vals.items()}
     present = [v for v in vals.values() if v is not None]

@@ -92,7 +92,10 @@ def _full_record(info: registry.PaperInfo, out: Path) -> tuple[dict | None, bool
 def _null(slug: str, key: str, measured_json: str) -> tuple[str, bool]:
     from iclr25.core.rules import NULL_DRAWS, null_pass_rate
     claim = next(c for c in registry.claims(slug) if c.key == key)
-    result = null_pass_rate(claim.rule, json.loads(measured_json) or None, draws=NULL_DRAWS // 2)
+    try:
+        result = null_pass_rate(claim.rule, json.loads(measured_json) or None, draws=NULL_DRAWS // 2)
+    except (ValueError, KeyError, TypeError) as e:  # shown, never hidden: the rule could not be simulated
+        return f"could not be simulated ({type(e).__name__}: {e})", False
     return str(result), result.ok
 
 
