@@ -86,3 +86,13 @@ def test_the_empty_page_does_not_show_the_servers_folder(tmp_path):
     app = create_app(reports_dir=tmp_path, settings={"softmatcha_index_dir": root})
     html = TestClient(app, base_url="http://localhost").get("/softmatcha").text
     assert "No index found" in html and "secret-place" not in html
+
+
+def test_variants_without_a_threshold_are_the_k_most_similar(served):
+    _, client = served
+    r = client.get("/api/softmatcha/variants", params={"index": "demo", "pattern": "queen of syria", "k": 3})
+    body = r.json()
+    assert r.status_code == 200 and not body["partial"]
+    scores = [v["score"] for v in body["variants"]]
+    assert len(scores) >= 1 and scores == sorted(scores, reverse=True)
+    assert body["variants"][0]["string"] == "king of israel"  # the only one there is, however far

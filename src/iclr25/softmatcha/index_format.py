@@ -25,7 +25,8 @@ array in memory on the first ranked query.
 
 Verification levels, one path for the CLI and the web app (`verify_files`):
     size  every file's size (and that each array fits its file)
-    head  + CRC-32 of each file's first MiB
+    head  + CRC-32 of each file's first MiB; then every query checks the CRC-32 of each 1 MiB block it reads,
+          the first time it reads it (`BlockCheck`: version-3 indexes built by this round record them)
     crc   + CRC-32 of every whole file: catches a flipped byte anywhere (about 1 ms/MiB)
     full  SHA-256 of every file (`info --verify`)
 `Index.load(verify="auto")` uses `crc` for indexes up to 64 MiB and `head` above (version 1: `full` up to
@@ -53,6 +54,7 @@ READABLE_VERSIONS = (1, 2, 3)
 SEP_TOKEN = "\x00sep"  # type 0; cannot come out of a tokenizer
 ARRAYS = ("tokens", "postings", "indptr", "emb_rows", "line_bytes", "sa", "is_word")
 HEAD_BYTES = 1 << 20
+BLOCK_BYTES = 1 << 20  # the unit of the per-block CRC-32s (HEAD_BYTES must be a multiple of it)
 CRC_ALL_BELOW = 64 * 2**20  # "auto": CRC-32 of every file up to this total size, of each head above
 SHA_ALL_BELOW_V1 = 256 * 2**20  # "auto" for version-1 indexes (no CRC recorded): SHA-256 up to this
 LEVELS = ("none", "size", "head", "crc", "full")
@@ -64,18 +66,25 @@ _REQUIRED = {"tokenizer": str, "embeddings": dict, "n_tokens": int, "n_lines": i
 
 def file_checksums(path: Path, block: int = 8 * 2**20) -> dict[str, Any]:
     """What version 2 records per file, in one read: bytes, CRC-32 of the file and of its first MiB,
-    SHA-256."""
+    SHA-256, and (files over one block) the CRC-32 of every BLOCK_BYTES block, so a query can check the
+    blocks it reads (`BlockCheck`)."""
     sha, crc, n = hashlib.sha256(), 0, 0
     head: int | None = None
+    blocks: list[int] = []
+    step = max(BLOCK_BYTES, block - block % BLOCK_BYTES)
     with open(path, "rb") as f:
-        while chunk := f.read(block if n >= HEAD_BYTES else HEAD_BYTES):
+        while chunk := f.read(step if n >= HEAD_BYTES else HEAD_BYTES):
             if n == 0:
                 head = zlib.crc32(chunk[:HEAD_BYTES])
             sha.update(chunk)
             crc = zlib.crc32(chunk, crc)
+            blocks += [zlib.crc32(chunk[k:k + BLOCK_BYTES]) for k in range(0, len(chunk), BLOCK_BYTES)]
             n += len(chunk)
-    return {"bytes": n, "crc32": crc, "head_crc32": zlib.crc32(b"") if head is None else head,
-            "sha256": sha.hexdigest()}
+    out = {"bytes": n, "crc32": crc, "head_crc32": zlib.crc32(b"") if head is None else head,
+           "sha256": sha.hexdigest()}
+    if n > BLOCK_BYTES:
+        out["block_crc32"] = blocks
+    return out
 
 
 def sha256_file(path: Path, block: int = 8 * 2**20) -> str:
@@ -190,6 +199,7 @@ def verify_files(path: Path, meta: dict[str, Any], level: str) -> None:
     `head` and `crc` check sizes only there."""
     if level not in LEVELS:
         raise UserError(f"verify must be one of {', '.join(LEVELS)} (or auto), got {level!r}")
+    meta["_lazy_blocks"] = level in ("size", "head")  # then queries check the blocks they read
     if level == "none":
         return
     for name, info in meta["files"].items():
@@ -215,12 +225,87 @@ def verify_files(path: Path, meta: dict[str, Any], level: str) -> None:
             raise UserError(f"corrupted index {path}: checksum mismatch in {name} ({what})")
 
 
+class BlockCheck:
+    """The CRC-32 of each BLOCK_BYTES block of one file, checked the first time a query reads the block
+    (then remembered): an index too large to check whole at load (`auto_level`: over 64 MiB) is checked
+    where it is read, so a flipped byte anywhere gives a one-line error instead of wrong hits. Cost: one
+    CRC-32 per block read for the first time per open index (~1 ms per MiB here), nothing after."""
+
+    def __init__(self, path: Path, crcs: list[int], itemsize: int) -> None:
+        self.path, self.crcs = path, np.asarray(crcs, dtype=np.int64)
+        self.ok = np.zeros(len(crcs), dtype=bool)
+        self.shift = int(np.log2(BLOCK_BYTES // itemsize))  # element index >> shift = block
+        self.itemsize = itemsize
+
+    def elements(self, lo: int, hi: int) -> None:
+        """Check the blocks that hold elements [lo, hi)."""
+        if hi <= lo:
+            return
+        a, b = lo >> self.shift, (hi - 1) >> self.shift
+        if not self.ok[a:b + 1].all():
+            self._check(np.arange(a, b + 1)[~self.ok[a:b + 1]])
+
+    def indices(self, idx: np.ndarray) -> None:
+        """Check the blocks that hold the elements at `idx` (an integer array)."""
+        blk = np.asarray(idx, dtype=np.int64).ravel() >> self.shift
+        todo = blk[~self.ok[blk]]
+        if todo.size:
+            self._check(np.unique(todo))
+
+    def _check(self, blocks: np.ndarray) -> None:
+        with open(self.path, "rb") as f:
+            for k in blocks.tolist():
+                f.seek(k * BLOCK_BYTES)
+                if zlib.crc32(f.read(BLOCK_BYTES)) != int(self.crcs[k]):
+                    raise UserError(f"corrupted index {self.path.parent}: checksum mismatch in "
+                                    f"{self.path.name}, block {k} (CRC-32 of MiB {k})")
+                self.ok[k] = True
+
+
+class CheckedArray:
+    """A memory-mapped array whose reads check their blocks first (`BlockCheck`); indexing returns plain
+    arrays. What the search code does with an array (shape, slices, integer-array indexing, np.asarray) it
+    can do with this."""
+
+    def __init__(self, arr: np.ndarray, check: BlockCheck) -> None:
+        self._arr, self._check = arr, check
+        self.shape, self.dtype, self.ndim, self.size = arr.shape, arr.dtype, arr.ndim, arr.size
+
+    def __len__(self) -> int:
+        return len(self._arr)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            lo, hi, step = key.indices(self.shape[0])
+            if step == 1:
+                self._check.elements(lo, hi)
+            else:
+                self._check.indices(np.arange(lo, hi, step))
+        elif isinstance(key, int | np.integer):
+            k = int(key) % self.shape[0]
+            self._check.elements(k, k + 1)
+        else:
+            idx = np.asarray(key)
+            if idx.dtype == bool:
+                idx = np.flatnonzero(idx)
+            self._check.indices(idx % self.shape[0] if idx.size and idx.min() < 0 else idx)
+        return self._arr[key]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self._check.elements(0, self.shape[0])
+        return np.asarray(self._arr, dtype=dtype)
+
+
 def open_array(path: Path, name: str, meta: dict[str, Any]) -> np.ndarray:
     spec = meta["arrays"][name]
     shape = tuple(spec["shape"])
     if int(np.prod(shape)) == 0:
         return np.empty(shape, dtype=spec["dtype"])
     try:
-        return np.memmap(path / f"{name}.bin", dtype=spec["dtype"], mode="r", shape=shape)
+        arr = np.memmap(path / f"{name}.bin", dtype=spec["dtype"], mode="r", shape=shape)
     except (ValueError, OSError) as e:  # a file shorter than meta says, when loaded without verification
         raise UserError(f"corrupted index {path}: cannot map {name}.bin ({e})") from None
+    crcs = meta["files"].get(f"{name}.bin", {}).get("block_crc32")
+    if meta.get("_lazy_blocks") and isinstance(crcs, list) and len(crcs) * BLOCK_BYTES >= arr.nbytes:
+        return CheckedArray(arr, BlockCheck(path / f"{name}.bin", crcs, arr.dtype.itemsize))  # type: ignore
+    return arr

@@ -82,7 +82,9 @@ class ShardWorker:
     def __init__(self, shard_dir: str, l2g_path: str, n_global: int, position_offset: int, first_line: int,
                  source: str) -> None:
         path = Path(shard_dir)
-        self.index = Index(path, read_meta(path), None)  # type: ignore[arg-type]  (no Step 1 here)
+        meta = read_meta(path)
+        meta["_lazy_blocks"] = auto_level(meta) == "head"  # checked whole at load when small, else per block
+        self.index = Index(path, meta, None)  # type: ignore[arg-type]  (no Step 1 here)
         self.l2g = np.load(l2g_path, mmap_mode="r")
         self.n_global = n_global
         self.offset = position_offset

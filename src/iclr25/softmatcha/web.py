@@ -501,7 +501,9 @@ def variant_config(score: str, max_insert: int, max_delete: int) -> Any:
 
 @router.get("/api/softmatcha/variants", summary="Ranked variants with exact counts (suffix array)")
 def api_variants(
-    request: Request, index: IndexQ, pattern: PatternQ, threshold: ThresholdQ = 0.8,
+    request: Request, index: IndexQ, pattern: PatternQ,
+    threshold: Annotated[float | None, Query(ge=0.0, le=1.0, description="alpha for every token; omitted: "
+                                             "no threshold, the k most similar variants")] = None,
     thresholds: ThresholdsQ = None,
     k: Annotated[int, Query(ge=1, le=MAX_RANKED, description="how many variants, best first")] = 20,
     max_insert: MaxInsertQ = 0, max_delete: MaxDeleteQ = 0, score: ScoreQ = "min",
@@ -513,7 +515,7 @@ def api_variants(
     by score (min or product of the token similarities, times 0.9 per edit), then count; counts are exact
     (suffix-array ranges). `*` and `_` in the pattern match any one token."""
     idx = open_index(request, index)
-    alphas = parse_thresholds(threshold, thresholds)
+    alphas = parse_thresholds(0.0 if threshold is None else threshold, thresholds)
     t0 = time.perf_counter()
     from iclr25.softmatcha.variants import OverBudget
     cfg = variant_config(score, max_insert, max_delete)
