@@ -66,7 +66,7 @@ def test_record_written_and_shown_beside_quick(papers):
     build_report(out)
     page = (out / "causal_direction.html").read_text()
     assert "decided by the full profile" in page and provenance(record) in page
-    assert 'src="causal_direction/record/big.png"' in page
+    assert 'src="causal_direction/record/big.png"' in page and "causal_direction.md\">the record</a>" in page
     assert (out / "causal_direction" / "record" / "big.png").is_file()
 
 

@@ -4,6 +4,7 @@ docs/RESULTS.md, the papers table in README.md, each paper README's claims table
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -61,8 +62,12 @@ def build_report(out: Path) -> list[Path]:
                 (out / full_dir / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, out / full_dir / name)
         page = out / f"{r.slug}.html"
+        record_md = records_dir() / f"{r.slug}.md"
+        record_link = os.path.relpath(record_md, out) if r.full and not r.full_local and record_md.is_file() \
+            else None
         _write_text(page, render_paper(r, asset=lambda p, r=r: _checked(out, f"{r.run_dir}/{p}"), static=True,
-                                       full_asset=lambda p, d=full_dir: _checked(out, f"{d}/{p}")))
+                                       full_asset=lambda p, d=full_dir: _checked(out, f"{d}/{p}"),
+                                       record_link=record_link))
         written.append(page)
     return written
 

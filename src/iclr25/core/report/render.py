@@ -51,11 +51,11 @@ def render_index(results: list[PaperResult], link: Callable[[str], str], static:
 
 
 def render_paper(result: PaperResult, asset: Callable[[str], str], static: bool,
-                 full_asset: Callable[[str], str] | None = None) -> str:
+                 full_asset: Callable[[str], str] | None = None, record_link: str | None = None) -> str:
     """One paper's page. `asset(name)` links a figure of the shown run, `full_asset(name)` one of the full
-    record; either may raise MissingFigure."""
+    record (either may raise MissingFigure); `record_link` the committed record's Markdown."""
     return ENV.get_template("report_paper.html").render(r=result, asset=asset, full_asset=full_asset or asset,
-                                                        static=static)
+                                                        static=static, record_link=record_link)
 
 
 def _md_cell(text: object) -> str:
