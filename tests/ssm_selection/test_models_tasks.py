@@ -91,8 +91,9 @@ def test_build_model_names_and_sizes():
     assert build_model("ssm1", vocab=10, n_out=4, length=20, d=32).n_params() == 320 + 1248 + 132
 
 
-@pytest.mark.parametrize("name, needle", [("lstm2", "unknown model"), ("ssmfnn0", "n_layers"),
-                                           ("tf0", "n_layers"), ("mlp0", "positions")])
+@pytest.mark.parametrize("name, needle", [("lstm2", "unknown model"), ("ssmfnn0", "number of layers"),
+                                           ("tf0", "number of layers"), ("mlp0", "k positions"),
+                                           ("ssmfnn99999999", r"in \[1, 64\]")])
 def test_unknown_or_empty_models_are_refused(name, needle):
     with pytest.raises(UserError, match=needle):
         build_model(name, vocab=10, n_out=2, length=8)

@@ -13,14 +13,16 @@ from iclr25.tucker_sfda import (
     TuckerConv1d,
     adapt,
     add_lora,
+    add_random_subset,
     delta_norm,
     efficiency,
     macs_formula,
     macs_hooks,
     select_trainable,
+    trainable_count,
     tucker_reparameterize,
 )
-from iclr25.tucker_sfda.efficiency import conv_macs, tucker_macs
+from iclr25.tucker_sfda.efficiency import conv_macs, dense_weights, tucker_macs
 
 
 def test_exact_counts_of_the_har_backbone():
@@ -148,3 +150,39 @@ def test_delta_norm_refuses_different_architectures():
 def test_efficiency_rejects_a_bad_shape():
     with pytest.raises(UserError, match="input shape"):
         efficiency(AdaTimeCNN(3, 64, 3, mid=8, final=16), (3,))
+
+
+def test_random_subset_trains_exactly_its_masked_entries_and_starts_at_the_source():
+    torch.manual_seed(0)
+    dense = AdaTimeCNN(3, 64, 3, mid=8, final=16).eval()
+    sub = add_random_subset(dense, 123, seed=1)
+    x = torch.randn(2, 3, 64)
+    assert torch.allclose(sub.eval()(x), dense(x))
+    assert macs_formula(sub, (3, 64)) == macs_hooks(sub, (3, 64)) == macs_formula(dense, (3, 64))
+    X = np.random.default_rng(0).normal(size=(24, 3, 64)).astype(np.float32)
+    res = adapt(sub, X, "shot", "subset", AdaptConfig(epochs=2, lr=1e-2, batch_size=8))
+    assert res.trainable == 123
+    before, after = dense_weights(dense), dense_weights(res.model)
+    changed = sum(int((before[k] != after[k]).sum()) for k in before if k.endswith("weight")
+                  and before[k].dim() == 3)
+    assert 0 < changed <= 123  # only masked conv entries moved (weight decay on the rest would move them)
+    other = add_random_subset(dense, 123, seed=2)
+    masks = [m.mask for m in sub.modules() if hasattr(m, "mask")]
+    assert any(not torch.equal(a, m.mask) for a, m in zip(masks, (m for m in other.modules()
+                                                                   if hasattr(m, "mask")), strict=True))
+
+
+def test_lora_matches_the_total_budget_as_closely_as_integer_ranks_allow():
+    dense = AdaTimeCNN(3, 128, 5)
+    dec = tucker_reparameterize(dense, 8)
+    budgets = {n: m.core.weight.numel() for n, m in dec.named_modules() if isinstance(m, TuckerConv1d)}
+    assert sum(budgets.values()) == 3192
+    lora = add_lora(dense, budgets)
+    n = trainable_count(lora, select_trainable(lora, "lora"))
+    assert n == 3181  # ranks (3, 1, 2): |3181 − 3192| is the smallest gap integer ranks allow here
+
+
+@pytest.mark.parametrize("n", [0, 10**9])
+def test_random_subset_refuses_impossible_sizes(n):
+    with pytest.raises(UserError, match="n_trainable"):
+        add_random_subset(AdaTimeCNN(3, 64, 3, mid=8, final=16), n)

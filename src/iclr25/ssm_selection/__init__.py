@@ -6,7 +6,8 @@ comparison and gradient × input saliency."""
 from iclr25.core.lazy import lazy_package
 
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
-    "experiments": ["CLAIMS", "run"],
+    "claims": ["CLAIMS"],
+    "experiments": ["run"],
     "models": ["FNNSSMFNN", "FixedPositionMLP", "LinearSSM", "SSMFNNNet", "TinyTransformer",
         "TokenFNN", "build_model"],
     "saliency": ["saliency", "selection_sparsity", "top_k_share", "window_share"],

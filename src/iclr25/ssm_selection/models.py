@@ -296,6 +296,8 @@ class FixedPositionMLP(_SequenceModel):
 
 
 _NAME = re.compile(r"^(ssm1|fnnssmfnn|ssmfnn(\d+)|tf(\d+)|mlp(\d+))((?:-causal|-bi|-s4d)*)$")
+MAX_LAYERS = 64  # ssmfnn<k>, tf<k>: far above any model here, far below a hang (issue #49)
+MAX_POSITIONS = 65_536  # mlp<k>
 MODEL_NAMES = ("ssm1", "fnnssmfnn", "ssmfnn<k>", "tf<k>", "mlp<k>")
 MODEL_HELP = ("ssm1 (one linear SSM layer), fnnssmfnn (FNN-SSM-FNN), ssmfnn<k> (k × [SSM + FNN]), "
               "tf<k> (k-layer Transformer), mlp<k> (MLP on the first k tokens); suffixes -causal "
@@ -320,6 +322,12 @@ def build_model(name: str, *, vocab: int | None = None, in_features: int | None 
     window = length if window is None else window
     if window < 1:
         raise UserError(f"window must be >= 1, got {window}")
+    k = int(m.group(2) or m.group(3) or 0)
+    if (m.group(2) or m.group(3)) and not 1 <= k <= MAX_LAYERS:
+        raise UserError(f"model {name!r}: the number of layers must be in [1, {MAX_LAYERS}], got {k}")
+    if m.group(4) and not 1 <= int(m.group(4)) <= MAX_POSITIONS:
+        raise UserError(f"model {name!r}: mlp<k> reads k positions, k in [1, {MAX_POSITIONS:,}], "
+                        f"got {int(m.group(4)):,}")
     suffixes = set(m.group(5).split("-")) - {""}
     causal, param = "causal" in suffixes, "s4d" if "s4d" in suffixes else "free"
     common = {"vocab": vocab, "in_features": in_features, "head": head, "n_out": n_out, "d": d}

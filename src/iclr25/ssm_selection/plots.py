@@ -29,7 +29,7 @@ def _save(fig, path: Path) -> str:
 
 def ar_accuracy(path: Path, rows: list[dict], ladder: list[dict] | None = None) -> str:
     """Left: test accuracy per model at N = 8 (one dot per seed). Right (full): the width ladder, test
-    accuracy against parameter count for each N."""
+    accuracy (mean, one dot per seed) against parameter count for each N."""
     plt = _plt()
     fig, axes = plt.subplots(1, 2 if ladder else 1, figsize=(10 if ladder else 5, 3.6), squeeze=False)
     ax = axes[0, 0]
@@ -46,7 +46,8 @@ def ar_accuracy(path: Path, rows: list[dict], ladder: list[dict] | None = None) 
     ax.legend(fontsize=7, loc="center right")
     if ladder:
         ax = axes[0, 1]
-        for j, (m, marker) in enumerate((("ssmfnn3", "o"), ("tf2", "s"))):
+        widths = sorted({r["d"] for r in ladder})
+        for j, (m, marker) in enumerate((("ssmfnn3", "o"), ("tf2-causal", "s"))):
             for k, n in enumerate(sorted({r["n_pairs"] for r in ladder})):
                 pts = {}
                 for r in ladder:
@@ -56,9 +57,11 @@ def ar_accuracy(path: Path, rows: list[dict], ladder: list[dict] | None = None) 
                     xs = sorted(pts)
                     ax.plot(xs, [np.mean(pts[x]) for x in xs], marker=marker, color=f"C{k}",
                             ls="-" if j == 0 else "--", label=f"{LABELS[m]} N={n}")
+                    for x in xs:
+                        ax.scatter([x] * len(pts[x]), pts[x], color=f"C{k}", s=6, alpha=0.5)
         ax.axhline(0.90, ls=":", c="gray")
-        ax.set(xscale="log", xlabel="parameters", ylabel="mean test accuracy", ylim=(0, 1.05),
-               title="width ladder d ∈ {32, 64, 128}")
+        ax.set(xscale="log", xlabel="parameters", ylabel="test accuracy", ylim=(0, 1.05),
+               title=f"parameters against N, d ∈ {{{', '.join(map(str, widths))}}}")
         ax.legend(fontsize=6)
     return _save(fig, path)
 
@@ -78,15 +81,21 @@ def copy_accuracy(path: Path, rows: list[dict], lengths) -> str:
     return _save(fig, path)
 
 
-def regression_rate(path: Path, rows: list[dict], ns, slopes: dict[str, float], var_f: float) -> str:
+def regression_rate(path: Path, rows: list[dict], ns, slopes: dict[str, float], var_f: float,
+                    fit: list[int] = ()) -> str:
+    """Excess risk against n per model (mean ± sd over seeds); the sizes of the rate fit shaded."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     for i, m in enumerate(dict.fromkeys(r["model"] for r in rows)):
-        per_n = [[r["excess_risk"] for r in rows if r["model"] == m and r["n"] == n] for n in ns]
+        have = [n for n in ns if any(r["model"] == m and r["n"] == n for r in rows)]
+        per_n = [[r["excess_risk"] for r in rows if r["model"] == m and r["n"] == n] for n in have]
         means = [np.mean(v) for v in per_n]
-        label = LABELS.get(m, m) + (f" (slope {slopes[m]:.2f})" if m in slopes else "")
-        ax.errorbar(ns, means, yerr=[np.std(v) for v in per_n], marker="o", color=f"C{i}", label=label,
+        slope = slopes.get(m, float("nan"))
+        label = LABELS.get(m, m) + (f" (slope {slope:.2f})" if np.isfinite(slope) else "")
+        ax.errorbar(have, means, yerr=[np.std(v) for v in per_n], marker="o", color=f"C{i}", label=label,
                     capsize=2)
+    if len(fit) >= 2:
+        ax.axvspan(min(fit) / 1.3, max(fit) * 1.3, color="gray", alpha=0.12, label="sizes in the rate fit")
     ax.axhline(var_f, ls=":", c="gray", label="constant predictor (Var F°)")
     ax.set(xscale="log", yscale="log", xlabel="training sequences n", ylabel="excess risk E(F̂ − F°)²",
            title="dynamic token selection regression")
@@ -114,5 +123,5 @@ def saliency_figure(path: Path, splice: dict, motif: dict) -> str:
     for i, s in enumerate(motif["example_starts"]):
         ax.plot([s - 0.5, s + motif["motif_length"] - 0.5], [i, i], c="cyan", lw=0.8)
     ax.set(xlabel="position (nt)", ylabel="test sequence (by motif position)",
-           title=f"planted motif: {motif['motif_share']:.2f} of saliency on it")
+           title=f"planted motif: argmax inside it in {motif['argmax_in_motif']:.2f} of sequences")
     return _save(fig, path)

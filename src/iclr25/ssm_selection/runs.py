@@ -31,6 +31,8 @@ N_KEYS = N_VALUES = 32  # associative recall vocabulary (issue: |K| = |V| = 32)
 COPY_SYMBOLS = 16
 SPLICE_TOP_K = 6
 TEST_SEED = 1_000_003  # fresh test data never shares a stream with training data
+VAL_SEED = 1_000_033  # the regression's validation set: one fixed 2k set for every size and seed
+N_VAL_REGRESSION = 2000
 
 
 def _ar(n_pairs: int):
@@ -76,9 +78,9 @@ def fit_eval(task: dict[str, Any]) -> dict[str, Any]:
         data = lambda b, rng: sample(b, rng)  # noqa: E731
         if task.get("stop_at"):
             val = sample(512, [TEST_SEED + 1, seed])
-    elif kind == "regression":
-        full = make_selection_regression(task["n"], seed=[seed, task["n"]])
-        data, val = full.split(0.2, seed=seed)
+    elif kind == "regression":  # n training pairs from the generator; the validation set is fixed
+        data = make_selection_regression(task["n"], seed=[seed, task["n"]])
+        val = make_selection_regression(task.get("n_val", N_VAL_REGRESSION), seed=VAL_SEED)
         test = make_selection_regression(task["n_test"], seed=[TEST_SEED, seed])
     elif kind == "splice":
         rest, test = load_splice().split(0.2, seed=seed)
@@ -96,9 +98,15 @@ def fit_eval(task: dict[str, Any]) -> dict[str, Any]:
                         pool=task.get("pool", "last"), window=task.get("window"))
     cfg = TrainConfig(steps=task["steps"], seed=seed, eval_every=task.get("eval_every", 0) if val else 0,
                       stop_at=task.get("stop_at"), patience=task.get("patience", 0))
+    untrained = {}
+    if kind == "motif":  # the control: where the same network, untrained, puts its importance
+        init = _saliency_summary(model, test, kind)
+        untrained = {f"untrained_{k}": init[k] for k in ("argmax_in_motif", "motif_share", "argmax_std")}
     res = train(model, data, cfg, val=val, description=f"{kind} {task['model']}")
     out = {**{k: v for k, v in task.items()}, **evaluate(model, test), "params": model.n_params(),
-           "steps_run": res.steps, "best_step": res.best_step, "losses": res.losses}
+           "steps_run": res.steps, "best_step": res.best_step, "losses": res.losses, **untrained}
+    if kind == "regression":  # what decides whether a size enters the rate fit: validation data only
+        out["val_mse"] = evaluate(model, val)["mse"]
     if kind in ("splice", "motif"):
         out.update(_saliency_summary(model, test, kind))
     out["cpu_s"] = time.process_time() - t_cpu

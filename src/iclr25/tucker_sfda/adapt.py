@@ -11,6 +11,7 @@ import torch
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import progress
 from iclr25.tucker_sfda.data import Domain
+from iclr25.tucker_sfda.efficiency import trainable_count
 from iclr25.tucker_sfda.hosts import (
     HOST_DEFAULTS,
     METHODS,
@@ -89,7 +90,7 @@ def adapt(model: AdaTimeCNN, target: Domain | tuple | np.ndarray, method: str = 
           imputer: TemporalImputer | None = None, seed: int = 0) -> AdaptResult:
     """Adapt a copy of `model` to unlabelled `target` series (N, C, T) with the host `method` ("shot",
     "shot_im", "nrc", "aad", "mapu"), training only the parameters `tune` selects ("core" is SFT; "all"
-    is full fine-tuning; "bn", "lora", "core+bn" are baselines). Labels in `target` are ignored.
+    is full fine-tuning; "bn", "lora", "subset", "core+bn" are baselines). Labels in `target` are ignored.
 
     >>> from iclr25.tucker_sfda import AdaTimeCNN, tucker_reparameterize
     >>> dec = tucker_reparameterize(AdaTimeCNN(3, 32, 2, mid=4, final=8), rf=2)
@@ -111,7 +112,7 @@ def adapt(model: AdaTimeCNN, target: Domain | tuple | np.ndarray, method: str = 
     n = len(X)
     n_iter = cfg.epochs * -(-n // cfg.batch_size)
     bank = FeatureBank(*_pass(model, X)) if method in ("nrc", "aad") else None
-    result = AdaptResult(model, sum(p.numel() for p in params))
+    result = AdaptResult(model, trainable_count(model, params))
     model.train()
     t = 0
     for _ in progress(range(cfg.epochs), f"adapting ({method}, {tune})", total=cfg.epochs):

@@ -127,36 +127,52 @@ def decompose(
     typer.echo(f"wrote {out}")
 
 
+ADAPT_TUNES = ("core", "core+bn", "all", "bn", "lora", "subset")
+
+
 @app.command("adapt")
 def adapt_cmd(
     ckpt: Annotated[Path, typer.Option(help="source checkpoint (decomposed for --tune core)")],
     target: Annotated[Path, typer.Option(help="target .npz with X (N, C, T); y, if present, is only used to "
                                               "report macro-F1")],
     method: Annotated[str, typer.Option(help="shot | shot_im | nrc | aad | mapu")] = "shot",
-    tune: Annotated[str, typer.Option(help="core (SFT) | core+bn | all (full fine-tuning) | bn")] = "core",
+    tune: Annotated[str, typer.Option(help="core (SFT, decomposed checkpoint) | core+bn | all (full "
+                                           "fine-tuning) | bn | lora (LoRA on every conv, ranks matched "
+                                           "to --rf's core count) | subset (a random subset of the conv "
+                                           "weights of that count)")] = "core",
+    rf: Annotated[int, count("for --tune lora / subset: the rank factor whose core count the update "
+                             "matches", MAX_RF)] = 8,
     out: Annotated[Path | None, typer.Option("-o", "--out", help="write the adapted checkpoint here")] = None,
     predictions: Annotated[Path | None, typer.Option(help="write per-series predictions to this CSV")] = None,
-    epochs: Annotated[int, count("target epochs", MAX_EPOCHS)] = 10,
+    epochs: Annotated[int, count("target epochs (passes over the target series)", MAX_EPOCHS)] = 10,
     lr: Annotated[float, typer.Option(help="Adam learning rate, in (0, 1]")] = 1e-4,
     batch_size: Annotated[int, count("mini-batch size", 1_000_000, low=2)] = 32,
     seed: Seed = 0,
 ) -> None:
-    """Adapt to unlabelled target series, source-free: only the parameters --tune selects change."""
+    """Adapt to unlabelled target series, source-free: only the parameters --tune selects change.
+
+    Prints the source-only model beside the adapted one — macro-F1 when the target file has labels y,
+    and always the label-free information-maximisation score (mean prediction entropy − entropy of the
+    mean prediction, lower is better) — and warns when adaptation made it worse. --tune lora and subset
+    adapt a dense checkpoint with as many trainable entries as the cores at --rf."""
     import numpy as np
+    import torch
 
     from iclr25.core.runtime import pin_threads
     from iclr25.tucker_sfda.adapt import AdaptConfig, adapt
-    from iclr25.tucker_sfda.checkpoint import Checkpoint, load_checkpoint
+    from iclr25.tucker_sfda.checkpoint import Checkpoint, is_decomposed, load_checkpoint
     from iclr25.tucker_sfda.data import load_npz, znorm
     from iclr25.tucker_sfda.efficiency import delta_norm
-    from iclr25.tucker_sfda.hosts import METHODS
+    from iclr25.tucker_sfda.hosts import METHODS, information_maximisation
+    from iclr25.tucker_sfda.lora import add_lora, add_random_subset
     from iclr25.tucker_sfda.training import macro_f1, predict_logits
+    from iclr25.tucker_sfda.tucker import TuckerConv1d, tucker_reparameterize
 
     pin_threads()
     if method not in METHODS:
         raise UserError(f"--method: unknown method {method!r}; choose from {', '.join(METHODS)}")
-    if tune not in ("core", "core+bn", "all", "bn"):
-        raise UserError(f"--tune: unknown mode {tune!r}; choose from core, core+bn, all, bn")
+    if tune not in ADAPT_TUNES:
+        raise UserError(f"--tune: unknown mode {tune!r}; choose from {', '.join(ADAPT_TUNES)}")
     finite(lr, "--lr", 0.0, 1.0, low_open=True)
     if out is not None:
         output_path(out, "-o checkpoint", CKPT)
@@ -169,25 +185,53 @@ def adapt_cmd(
                         f"{ck.model.config.C}")
     d = znorm(raw, ck.mean, ck.std)
     y = None if raw.y is None else _label_index(raw.y, ck.labels, target.name)
-    res = adapt(ck.model, d.X, method, tune, AdaptConfig(epochs=epochs, lr=lr, batch_size=batch_size),
+    model = ck.model
+    if tune in ("lora", "subset"):
+        if is_decomposed(model):
+            raise UserError(f"--tune {tune} adapts a dense checkpoint; {ckpt} is decomposed (RF {ck.rf})")
+        dec = tucker_reparameterize(model, rf, ck.min_channels)
+        budgets = {n: m.core.weight.numel() for n, m in dec.named_modules() if isinstance(m, TuckerConv1d)}
+        if tune == "lora":
+            model = add_lora(model, budgets)
+        else:
+            model = add_random_subset(model, sum(budgets.values()), seed)
+    res = adapt(model, d.X, method, tune, AdaptConfig(epochs=epochs, lr=lr, batch_size=batch_size),
                 imputer=ck.imputer, seed=seed)
+    X = torch.from_numpy(d.X)
+    before, after = predict_logits(ck.model, X), predict_logits(res.model, X)
+    im = [float(information_maximisation(z.softmax(1), 1.0, 1.0)) for z in (before, after)]
+    changed = float((before.argmax(1) != after.argmax(1)).float().mean())
     typer.echo(f"{method}, tune={tune}: adapted {res.trainable:,} parameters on {len(d)} series; "
                f"loss {res.losses[0]:.4f} -> {res.losses[-1]:.4f}; "
-               f"‖ΔW‖_F = {delta_norm(ck.model, res.model):.4f}")
-    logits = predict_logits(res.model, d.X)
+               f"‖ΔW‖_F = {delta_norm(ck.model, res.model):.4f}; {changed:.1%} of predictions changed")
+    typer.echo(f"information-maximisation score (lower is better): source-only {im[0]:.4f}, adapted "
+               f"{im[1]:.4f}")
+    worse = im[1] > im[0]
     if y is not None:
-        before = macro_f1(y, predict_logits(ck.model, d.X).argmax(1).numpy())
-        after = macro_f1(y, logits.argmax(1).numpy())
-        typer.echo(f"macro-F1 on {target.name}: {before:.3f} before, {after:.3f} "
-                   f"after adaptation")
+        f1 = [macro_f1(y, z.argmax(1).numpy()) for z in (before, after)]
+        majority = np.bincount(y, minlength=len(ck.labels)).argmax()
+        chance = macro_f1(y, np.full_like(y, majority))
+        typer.echo(f"macro-F1 on {target.name}: source-only {f1[0]:.3f}, adapted {f1[1]:.3f} (one class "
+                   f"for all: {chance:.3f})")
+        worse = f1[1] < f1[0]
+        if worse:
+            typer.echo(f"warning: adaptation lowered macro-F1 on {target.name} ({f1[0]:.3f} -> {f1[1]:.3f}); "
+                       "the source-only model is better here", err=True)
+    elif worse:
+        typer.echo("warning: adaptation made the label-free score worse than the source-only model's "
+                   f"({im[0]:.4f} -> {im[1]:.4f}); without labels nothing shows that it helped", err=True)
     if predictions is not None:
         import pandas as pd
-        prob = logits.softmax(1).numpy()
+        prob = after.softmax(1).numpy()
         pd.DataFrame({"row": np.arange(len(prob)), "label": np.asarray(ck.labels)[prob.argmax(1)],
                       "confidence": prob.max(1)}).to_csv(predictions, index=False)
         typer.echo(f"wrote {predictions}")
     if out is not None:
-        Checkpoint(res.model, ck.mean, ck.std, ck.labels, ck.imputer, ck.rf, ck.min_channels).save(out)
+        adapted = res.model
+        if tune in ("lora", "subset"):
+            from iclr25.tucker_sfda.lora import merge_deltas
+            adapted = merge_deltas(adapted)  # a plain dense checkpoint, as the source was
+        Checkpoint(adapted, ck.mean, ck.std, ck.labels, ck.imputer, ck.rf, ck.min_channels).save(out)
         typer.echo(f"wrote {out}")
 
 

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from iclr25.core.errors import UserError
-from iclr25.tucker_sfda.lora import LoRAConv1d
+from iclr25.tucker_sfda.lora import DeltaConv1d
 from iclr25.tucker_sfda.model import conv_len
 from iclr25.tucker_sfda.tucker import TuckerConv1d
 
@@ -56,7 +56,7 @@ def macs_formula(model: nn.Module, shape: tuple[int, int]) -> int:
     for m in model.modules():
         if id(m) in skip:
             continue
-        if isinstance(m, TuckerConv1d | LoRAConv1d):
+        if isinstance(m, TuckerConv1d | DeltaConv1d):
             skip.update(id(c) for c in m.modules())
         if isinstance(m, TuckerConv1d):
             c = m.core
@@ -65,8 +65,8 @@ def macs_formula(model: nn.Module, shape: tuple[int, int]) -> int:
             O, I = m.last.out_channels, m.first.in_channels
             total += tucker_macs(O, I, c.kernel_size[0], m.ranks, L, L_out)
             L = L_out
-        elif isinstance(m, nn.Conv1d | LoRAConv1d):
-            c = m.conv if isinstance(m, LoRAConv1d) else m  # LoRA runs the merged dense weight
+        elif isinstance(m, nn.Conv1d | DeltaConv1d):
+            c = m.conv if isinstance(m, DeltaConv1d) else m  # LoRA / subset run the merged dense weight
             k_eff = c.kernel_size[0] + (c.dilation[0] - 1) * (c.kernel_size[0] - 1)
             L = conv_len(L, k_eff, c.stride[0], c.padding[0])
             total += conv_macs(c.out_channels, c.in_channels, c.kernel_size[0], L, c.groups)
@@ -81,20 +81,22 @@ def macs_formula(model: nn.Module, shape: tuple[int, int]) -> int:
 
 
 def macs_hooks(model: nn.Module, shape: tuple[int, int]) -> int:
-    """MACs of one series counted by forward hooks on Conv1d / LoRAConv1d / Linear during a real pass."""
+    """MACs of one series counted by forward hooks on Conv1d / LoRA / subset convs / Linear during a real
+    pass."""
     C, T = _check_shape(shape)
     count = [0]
 
     def conv_hook(m: nn.Module, inp: tuple, out: torch.Tensor) -> None:
-        c = m.conv if isinstance(m, LoRAConv1d) else m
+        c = m.conv if isinstance(m, DeltaConv1d) else m
         count[0] += out.shape[2] * c.out_channels * (c.in_channels // c.groups) * c.kernel_size[0]
 
     def linear_hook(m: nn.Linear, inp: tuple, out: torch.Tensor) -> None:
         count[0] += out[0].numel() * m.in_features
 
     handles = []
+    inner = {id(m.conv) for m in model.modules() if isinstance(m, DeltaConv1d)}  # run merged, not called
     for m in model.modules():
-        if isinstance(m, nn.Conv1d | LoRAConv1d):
+        if isinstance(m, nn.Conv1d | DeltaConv1d) and id(m) not in inner:
             handles.append(m.register_forward_hook(conv_hook))
         elif isinstance(m, nn.Linear):
             handles.append(m.register_forward_hook(linear_hook))
@@ -119,9 +121,24 @@ def efficiency(model: nn.Module, shape: tuple[int, int]) -> Efficiency:
     (9036416, 531712)
     """
     params = sum(p.numel() for p in model.parameters())
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    trainable = trainable_count(model)
     nbytes = sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers()))
     return Efficiency(params, trainable, macs_formula(model, shape), macs_hooks(model, shape), nbytes)
+
+
+def trainable_count(model: nn.Module, params: list[nn.Parameter] | None = None) -> int:
+    """Trainable entries: every parameter with requires_grad (or of `params`), a random subset's update
+    counted by its mask (its other entries never receive a gradient).
+
+    >>> from iclr25.tucker_sfda import AdaTimeCNN
+    >>> from iclr25.tucker_sfda.lora import add_random_subset
+    >>> sub = add_random_subset(AdaTimeCNN(3, 32, 2, mid=4, final=8), 50)
+    >>> trainable_count(sub, [m.subset_delta for m in sub.modules() if hasattr(m, "subset_delta")])
+    50
+    """
+    chosen = [p for p in model.parameters() if p.requires_grad] if params is None else list(params)
+    masked = {id(m.subset_delta): m.n_trainable() for m in model.modules() if hasattr(m, "subset_delta")}
+    return sum(masked.get(id(p), p.numel()) for p in chosen)
 
 
 def dense_weights(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -132,7 +149,7 @@ def dense_weights(model: nn.Module) -> dict[str, torch.Tensor]:
     for name, m in model.named_modules():
         if id(m) in skip:
             continue
-        if isinstance(m, TuckerConv1d | LoRAConv1d):
+        if isinstance(m, TuckerConv1d | DeltaConv1d):
             skip.update(id(c) for c in m.modules())
             out[f"{name}.weight"] = m.dense_weight().detach()
             bias = m.last.bias if isinstance(m, TuckerConv1d) else m.conv.bias

@@ -1,6 +1,7 @@
 """One cell of the reproduction (a scenario and a seed): source model(s) → decompose at each RF →
-fine-tune 2 source epochs → adapt with each host (FT, SFT, baselines, target subsamples) → macro-F1 on
-the target and ‖ΔW‖_F. A module-level function of a plain dict, so `ctx.map` can ship it to a worker."""
+fine-tune 2 source epochs → adapt with each host (FT, SFT), the matched-capacity baselines (BN-only, LoRA,
+a random weight subset) and target subsamples → macro-F1 on the target and ‖ΔW‖_F. A module-level
+function of a plain dict, so `ctx.map` can ship it to a worker."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from iclr25.tucker_sfda.data import (
     znorm,
 )
 from iclr25.tucker_sfda.efficiency import delta_norm
-from iclr25.tucker_sfda.lora import add_lora
+from iclr25.tucker_sfda.lora import add_lora, add_random_subset
 from iclr25.tucker_sfda.model import AdaTimeCNN
 from iclr25.tucker_sfda.training import SourceConfig, evaluate, finetune_source, train_source
 from iclr25.tucker_sfda.tucker import tucker_reparameterize
@@ -132,15 +133,19 @@ def _run_cell(task: dict) -> dict:
             res = adapt(dec, tgt, host, "core", ad_cfg, imputer=imp, seed=seed)
             record(host, "sft", rf, res.model, dec, res.trainable)
 
-    if task["baselines"]:  # on the SHOT host
+    if task["baselines"]:  # on the SHOT host, matched to SFT's trainable count (issue #46)
+        budgets = _core_budgets(dense, task["lora_rf"])
         res = adapt(dense, tgt, "shot", "bn", ad_cfg, seed=seed)
         record("shot", "bn", None, res.model, dense, res.trainable)
-        lora = add_lora(dense, _core_budgets(dense, task["lora_rf"]))
+        lora = add_lora(dense, budgets)
         res = adapt(lora, tgt, "shot", "lora", ad_cfg, seed=seed)
         record("shot", "lora", task["lora_rf"], res.model, dense, res.trainable)
+        subset = add_random_subset(dense, sum(budgets.values()), seed=seed)
+        res = adapt(subset, tgt, "shot", "subset", ad_cfg, seed=seed)
+        record("shot", "random", task["lora_rf"], res.model, dense, res.trainable)
 
     rng = np.random.default_rng([seed, 77])
-    for frac in task["fractions"]:  # few target samples (Data A only), scored on the full target test set
+    for frac in task["fractions"]:  # few target samples, scored on the full target test set
         n = max(2, round(frac * len(tgt)))
         for sub in range(task["subsamples"]):
             part = tgt.subset(rng.choice(len(tgt), n, replace=False))

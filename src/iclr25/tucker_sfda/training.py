@@ -17,11 +17,11 @@ from iclr25.core.errors import UserError
 from iclr25.core.runtime import progress
 from iclr25.tucker_sfda.data import Domain
 from iclr25.tucker_sfda.hosts import mask_segments
-from iclr25.tucker_sfda.lora import lora_modules
+from iclr25.tucker_sfda.lora import lora_modules, subset_modules
 from iclr25.tucker_sfda.model import AdaTimeCNN, TemporalImputer
 from iclr25.tucker_sfda.tucker import tucker_modules
 
-TUNE_MODES = ("core", "core+bn", "all", "bn", "lora")
+TUNE_MODES = ("core", "core+bn", "all", "bn", "lora", "subset")
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,9 @@ def finetune_source(dec: AdaTimeCNN, src: Domain | tuple, epochs: int = 2, cfg: 
 
 def select_trainable(model: nn.Module, mode: str = "core") -> list[nn.Parameter]:
     """Freeze everything except: "core" the Tucker cores G; "core+bn" cores and BN affine; "all" every
-    feature-extractor parameter (full fine-tuning); "bn" BN affine only; "lora" the LoRA factors. The
-    classifier head stays frozen in every mode (SHOT's hypothesis transfer). Returns the trainable list."""
+    feature-extractor parameter (full fine-tuning); "bn" BN affine only; "lora" the LoRA factors; "subset"
+    the masked update of a random weight subset (`add_random_subset`). The classifier head stays frozen in
+    every mode (SHOT's hypothesis transfer). Returns the trainable list."""
     if mode not in TUNE_MODES:
         raise UserError(f"unknown tune mode {mode!r}; choose from {', '.join(TUNE_MODES)}")
     for p in model.parameters():
@@ -136,6 +137,11 @@ def select_trainable(model: nn.Module, mode: str = "core") -> list[nn.Parameter]
         if not lo:
             raise UserError("tune mode 'lora' needs a model wrapped with add_lora")
         chosen += [p for m in lo for p in (m.lora_A, m.lora_B)]
+    if mode == "subset":
+        sub = subset_modules(model)
+        if not sub:
+            raise UserError("tune mode 'subset' needs a model wrapped with add_random_subset")
+        chosen += [m.subset_delta for m in sub]
     if mode == "all":
         head = {id(p) for p in model.classifier.parameters()}
         chosen += [p for p in model.parameters() if id(p) not in head]
