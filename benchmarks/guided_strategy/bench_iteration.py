@@ -18,8 +18,8 @@ from iclr25.guided_strategy.setups import (
     PENDULUM_HYPER,
     PENDULUM_LAMBDA_C,
     demonstrations,
+    lane_lambda_c,
     pendulum_path,
-    pointlane_lambda_c,
 )
 
 WARMUP, MEASURED = 2, 8
@@ -36,7 +36,7 @@ def main() -> None:
     d = lane_demos(per_level=5, seed=0)
     cases = [("point-lane (128 envs x 25 steps)", PointLane(),
               Demos(d["observations"], d["actions"], d["rewards"], d["levels"]).select([1, 3, 5]), LANE_HYPER,
-              pointlane_lambda_c(), 128)]
+              lane_lambda_c("point-lane"), 128)]
     path = pendulum_path()
     if path is not None:
         pend = demonstrations("pendulum", str(path)).select([1, 3, 5])

@@ -88,7 +88,9 @@ def test_hostile_values_and_files_exit_2(model, demos_npz, tmp_path, capsys):
     """Sizes beyond their caps, non-finite λ_C, wrong output suffixes, damaged models and demo files that
     are complex, pickled or not archives: one line, exit 2."""
     base = ["train", "--demos", str(demos_npz), "--out", str(tmp_path / "m.pt")]
-    assert "--iterations" in _error(capsys, *base, "--iterations", "1000000000")
+    assert "--iterations" in _error(capsys, *base, "--iterations", "1000000000")  # the hidden old spelling
+    assert "--steps" in _error(capsys, *base, "--steps", "1000000000")
+    assert "--lambda-info must be a finite number" in _error(capsys, *base, "--lambda-info", "inf")
     assert "--envs" in _error(capsys, *base, "--envs", "1")
     assert "--lambda-c must be a finite number" in _error(capsys, *base, "--lambda-c", "nan")
     assert ".pt" in _error(capsys, "train", "--demos", str(demos_npz), "--out", str(tmp_path / "m.txt"))
@@ -109,3 +111,53 @@ def test_hostile_values_and_files_exit_2(model, demos_npz, tmp_path, capsys):
     assert "obj.npz" in _error(capsys, "infer", "--model", str(model), "--demos", str(tmp_path / "obj.npz"))
     (tmp_path / "bad.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 40)
     assert "cannot read" in _error(capsys, "train", "--demos", str(tmp_path / "bad.h5"))
+
+
+def test_make_demos_train_with_lambda_info_and_discover_with_out(tmp_path, capsys):
+    """A user's own styles on HazardLane: the demonstrations, a model trained on them with λ_I set, and
+    discovery written with -o; every score printed with its reference."""
+    demos = tmp_path / "mine.npz"
+    assert _run("make-demos", "--env", "hazard-lane", "--styles", "-0.7,0,0.7", "--per-style", "2",
+                "-o", str(demos)) == 0
+    out = capsys.readouterr().out
+    assert "level 3: style 0.7 -> measured factor 0.7" in out and "wrote 6 demonstrations of 25 steps" in out
+    z = np.load(demos)
+    assert z["observations"].shape == (6, 25, 2) and z["levels"].tolist() == [1, 1, 2, 2, 3, 3]
+    m = tmp_path / "m.pt"
+    assert _run("train", "--demos", str(demos), "--env", "hazard-lane", "--steps", "2", "--envs", "4",
+                "--lambda-info", "0.3", "-o", str(m)) == 0
+    out = capsys.readouterr().out
+    assert "steps=2 λ_I=0.3" in out and "uniformly random actions" in out and "the demonstrations 5." in out
+    from iclr25.guided_strategy.gsd import GSD
+    assert GSD.load(m).config.lambda_info == 0.3
+    assert _run("discover", "--model", str(m), "--targets", "0.35", "--budget", "10", "--n", "50",
+                "-o", str(tmp_path / "d.csv")) == 0
+    out = capsys.readouterr().out
+    assert "lower is better" in out and "(K=1: " in out and (tmp_path / "d.csv").is_file()
+
+
+def test_targets_help_names_the_style_factor(capsys):
+    from typer.testing import CliRunner
+
+    from iclr25.guided_strategy.cli import app
+    out = CliRunner().invoke(app, ["discover", "--help"], terminal_width=200).output
+    text = " ".join(out.replace("│", " ").split())  # rich wraps the help in a box
+    assert "mean cart position x over steps 100-199" in text and "mean lateral position y" in text
+
+
+def test_longmaze_trains_on_the_authors_25_dim_state_layout(tmp_path, capsys):
+    """The authors' LongMazeCustom_v1.h5 stores 25-dim states with (x, y) in columns 0-1: train maps them."""
+    from iclr25.guided_strategy.envs import make_demos, make_env
+    d = make_demos(make_env("longmaze"), [-0.4, 0.4], per_style=2)
+    n, t = d["observations"].shape[:2]
+    states = np.zeros((n, t, 25), np.float32)
+    states[..., :2] = states[..., 3:5] = d["observations"]
+    with h5py.File(tmp_path / "LongMazeCustom_v1.h5", "w") as f:
+        f["expert_states"] = states.reshape(-1, 25)
+        f["expert_actions"] = d["actions"].reshape(-1, 2)
+        f["expert_rewards"] = d["rewards"].reshape(-1)
+        f["expert_ids"] = np.repeat(np.arange(n), t)
+        f["expert_codes"] = d["levels"][:, None]
+    assert _run("train", "--demos", str(tmp_path / "LongMazeCustom_v1.h5"), "--env", "longmaze", "--steps",
+                "1", "--envs", "4", "-o", str(tmp_path / "lm.pt")) == 0
+    assert "env=longmaze demos=4" in capsys.readouterr().out

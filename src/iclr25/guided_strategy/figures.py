@@ -17,7 +17,7 @@ def _runs(results: list[dict]) -> list[tuple[str, str]]:
 
 def make_figures(results: list[dict], out_dir: Path) -> list[str]:
     """PNGs in out_dir (names returned): factor histograms, VL_K vs K, learning curves, and GSD's task
-    relevance on held-out demonstrations vs random-action rollouts."""
+    relevance on held-out demonstration steps with the style varied vs another input varied as far."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -96,8 +96,9 @@ def make_figures(results: list[dict], out_dir: Path) -> list[str]:
         if key in gsd:  # the first seed of the run
             r = gsd[key]
             bins = np.linspace(0, 1, 41)
-            for mask, label in ((r["expert"], "held-out demos"), (~r["expert"], "random actions")):
-                ax.hist(r["rho"][mask].ravel(), bins=bins, alpha=0.6, density=True, label=label)
+            for k, label in (("rho_style", "style varied (demo of a neighbouring level)"),
+                             ("rho_task", "non-style input varied as far")):
+                ax.hist(r["relevance"][k], bins=bins, alpha=0.6, density=True, label=label)
         ax.set_xlabel("GSD task relevance σ(h(s, a))")
         ax.set_title(f"{key[0]} {key[1]}", fontsize=9)
         ax.legend(fontsize=7)

@@ -1,12 +1,17 @@
-"""Is GSD's decoder task-aware? On one pool of consecutive (s, a) -> (s', a') pairs from held-out
-demonstrations (expert-like) and random-action rollouts (not), measure
+"""Is GSD's decoder task-aware?
 
-* how well the task relevance ρ = σ(h(s, a)) separates the two sources (ROC AUC), and
-* the decoder's sensitivity ‖μ(s', a') − μ(s, a)‖ / ‖(s', a') − (s, a)‖, averaged where ρ < 0.5 and
-  where ρ ≥ 0.5: GSD's constraint should make it small where ρ is low, relative to where ρ is high."""
+The reproduction (`style_vs_task_variation`, issue #44) stays on the demonstrations' distribution: from
+held-out demonstration steps it varies either the style (the same step of a neighbouring level) or another
+feature as far, and asks whether σ(h) tells the two apart and whether the decoder reads the code from the
+first more than from the second.
+
+For a user's own pool (`relevance_report`): consecutive (s, a) -> (s', a') pairs from demonstrations and
+any other trajectories (e.g. random-action rollouts), the AUC of ρ = σ(h(s, a)) between the two sources,
+and the decoder's sensitivity ‖Δμ‖ / ‖Δ(s, a)‖ where ρ < 0.5 over where ρ ≥ 0.5."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,3 +87,54 @@ def relevance_report(model, pool: PairPool) -> dict[str, float]:  # noqa: ANN001
     step, moved = pair_steps(model, pool)
     return {"auc": auc(rho[pool.expert].ravel(), rho[~pool.expert].ravel()),
             "sensitivity_ratio": sensitivity_ratio(rho, step, moved)}
+
+
+# ---- on-distribution variation (issue #44): the style varied vs the task varied ----------------------
+
+def style_partners(levels: np.ndarray, base_levels: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (base, partner): every trajectory whose level is in `base_levels`, with the trajectory
+    of the same rank within the nearest other level (the lower neighbour when both are as near), so that
+    a pair differs in its style level and in nothing the demonstrators chose on purpose.
+
+    >>> style_partners(np.array([1, 1, 2, 2, 3, 3]), [2])
+    (array([2, 3]), array([0, 1]))
+    """
+    lv = np.asarray(levels)
+    others = sorted(set(lv.tolist()))
+    base, partner = [], []
+    for level in base_levels:
+        near = min((o for o in others if o != level), key=lambda o: (abs(o - level), o))
+        mine, theirs = np.flatnonzero(lv == level), np.flatnonzero(lv == near)
+        k = min(len(mine), len(theirs))
+        base += mine[:k].tolist()
+        partner += theirs[:k].tolist()
+    return np.asarray(base, dtype=int), np.asarray(partner, dtype=int)
+
+
+@torch.no_grad()
+def style_vs_task_variation(model, demos, base_levels: Sequence[int], coordinate: int,  # noqa: ANN001
+                            sign: float) -> dict[str, np.ndarray | float]:
+    """Task relevance on on-distribution inputs only. Each step of a demonstration at `base_levels` is
+    paired (i) with the same step of its style partner (`style_partners`: the style varied, still
+    expert-like) and (ii) with itself, input `coordinate` of the normalised (s, a) row moved by `sign`
+    times the distance of (i) (another feature varied as far; an action coordinate stays in its box).
+    Returns σ(h) of both partners, the decoder sensitivities ‖Δμ‖/‖Δ(s,a)‖ of both, the AUC of σ(h) between
+    (i) and (ii) and the ratio mean sensitivity (ii) / mean sensitivity (i)."""
+    base_i, part_i = style_partners(demos.levels, base_levels)
+    x = torch.as_tensor(model.normalized_inputs(demos.observations, demos.actions))  # (N, T, D)
+    xb, xs = x[base_i].reshape(-1, x.shape[-1]), x[part_i].reshape(-1, x.shape[-1])
+    dist = (xs - xb).norm(dim=-1)
+    xo = xb.clone()
+    xo[:, coordinate] += sign * dist
+    if coordinate >= model.obs_dim:  # an action: the policy's box is [-1, 1]
+        xo[:, coordinate] = xo[:, coordinate].clamp(-1.0, 1.0)
+    model.decoder.eval()
+    mu_b, mu_s, mu_o = (model.decoder.mean(v) for v in (xb, xs, xo))
+    d_s, d_o = dist, (xo - xb).norm(dim=-1)
+    ok = (d_s > 1e-6) & (d_o > 1e-6)
+    sens_s = ((mu_s - mu_b).norm(dim=-1) / d_s.clamp_min(1e-6))[ok].numpy()
+    sens_o = ((mu_o - mu_b).norm(dim=-1) / d_o.clamp_min(1e-6))[ok].numpy()
+    rho_s, rho_o = model.disc.relevance(xs).numpy(), model.disc.relevance(xo).numpy()
+    ratio = float(sens_o.mean() / sens_s.mean()) if len(sens_s) and sens_s.mean() > 0 else float("nan")
+    return {"rho_style": rho_s, "rho_task": rho_o, "sens_style": sens_s, "sens_task": sens_o,
+            "auc": auc(rho_s, rho_o), "ratio": ratio}

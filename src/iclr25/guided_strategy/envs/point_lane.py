@@ -3,7 +3,13 @@ actions in [−0.25, 0.25]², |y| ≤ 1, for T = 25 steps; the task reward is th
 the lateral lane, measured as the mean y over the last 12 steps.
 
 Demonstrators are PD controllers holding a lane y ∈ {−0.8, −0.4, 0, 0.4, 0.8} (levels 1..5) at a
-cruising speed, with the authors' action noise N(0.01, 0.01²)."""
+cruising speed, with the authors' action noise N(0.01, 0.01²).
+
+HazardLane (issue #44) is PointLane where the style axis can fail, as the paper's tasks can (a pole that
+falls, a cheetah that flips, an object dropped): beyond |y| = 0.95 lies a hazard band (the walls move out
+to |y| = 1.2); a point that enters it crashes, stays where it is and earns nothing more. The outer lanes
+(±0.8) run 0.15 from the band, so the demonstrated style varies along a degree of freedom whose extremes
+fail."""
 
 from __future__ import annotations
 
@@ -20,6 +26,8 @@ CRUISE = 0.2  # demonstrators' x displacement per step
 KP, KD = 0.5, 0.1  # PD gains on the lane error (the velocity is the last displacement)
 NOISE_MEAN, NOISE_STD = 0.01, 0.01
 FACTOR_STEPS = 12
+HAZARD = 0.95  # HazardLane: |y| beyond this crashes the point
+HAZARD_WALL = 1.2  # HazardLane: the walls, so that the band can be entered
 
 
 class PointLane:
@@ -47,6 +55,37 @@ class PointLane:
         reward = new[:, 0] - self.pos[:, 0]
         self.pos = new
         return new.clone(), reward
+
+
+class HazardLane(PointLane):
+    """PointLane with a hazard band at |y| > 0.95 (walls at 1.2): entering it crashes the point, which
+    then stays put and earns 0 for the rest of the episode. Observation (x, y), as PointLane."""
+
+    name = "hazard-lane"
+
+    def __init__(self, horizon: int = 25) -> None:
+        super().__init__(horizon)
+        self.crashed: torch.Tensor | None = None
+
+    def reset(self, n: int, generator: torch.Generator) -> torch.Tensor:
+        self.crashed = torch.zeros(n, dtype=torch.bool)
+        return super().reset(n, generator)
+
+    def step(self, action: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.pos is None or self.crashed is None:
+            raise RuntimeError("call reset() before step()")
+        new = self.pos + action.float().clamp(-MAX_STEP, MAX_STEP)
+        new[:, 1] = new[:, 1].clamp(-HAZARD_WALL, HAZARD_WALL)
+        new = torch.where(self.crashed[:, None], self.pos, new)  # a crashed point does not move
+        reward = new[:, 0] - self.pos[:, 0]
+        self.crashed = self.crashed | (new[:, 1].abs() > HAZARD)
+        self.pos = new
+        return new.clone(), reward
+
+
+def crashed(observations: np.ndarray | torch.Tensor) -> np.ndarray:
+    """HazardLane: whether each trajectory (N, T, 2) entered the hazard band, (N,) bool."""
+    return (np.abs(np.asarray(observations)[:, :, 1]) > HAZARD).any(axis=1)
 
 
 def lane_factor(observations: np.ndarray | torch.Tensor) -> np.ndarray:
