@@ -100,30 +100,77 @@ def _run(args, capsys):
 
 
 @pytest.mark.slow
-def test_cli_trains_samples_and_reconstructs_a_folder(png_dir, tmp_path, capsys):
+def test_cli_trains_samples_scores_and_reconstructs_a_folder(png_dir, tmp_path, capsys):
     tok, ar = tmp_path / "tok.pt", tmp_path / "ar.pt"
-    code, out, err = _run(["train-tokenizer", "--images", str(png_dir), "--out", str(tok), "--patch", "2",
+    code, out, err = _run(["train-tokenizer", "--images", str(png_dir), "-o", str(tok), "--patch", "2",
                            "--scales", "1,2,4", "--codebook", "16", "--dim", "4", "--width", "16", "--depth",
-                           "1", "--epochs", "1", "--batch-size", "50"], capsys)
+                           "1", "--steps", "12", "--batch-size", "50"], capsys)
     assert code == 0, err
-    assert "200 images" in out and "PSNR" in out and tok.is_file()
-    code, out, err = _run(["train-ar", "--tokenizer", str(tok), "--images", str(png_dir), "--out", str(ar),
+    assert "200 images" in out and "PSNR" in out and "the mean image" in out and "12 steps" in out
+    assert tok.is_file()
+    code, out, err = _run(["train-ar", "--tokenizer", str(tok), "--images", str(png_dir), "-o", str(ar),
                            "--depth", "1", "--width", "16", "--epochs", "1"], capsys)
     assert code == 0, err
-    assert "21 positions" in out
+    assert "21 positions" in out and "chance ln V = 2.773" in out
+    assert "the tokens' own frequencies" in out
     grid = tmp_path / "grid.png"
-    code, out, err = _run(["sample", "--tokenizer", str(tok), "--ar", str(ar), "--class", "3", "--n", "4",
-                           "--out", str(grid), "--npz", str(tmp_path / "s.npz")], capsys)
+    code, out, err = _run(["sample", "--tokenizer", str(tok), "--ar", str(ar), "--class", "class_3", "--n",
+                           "4",
+                           "-o", str(grid), "--npz", str(tmp_path / "s.npz")], capsys)
     assert code == 0, err
-    assert Image.open(grid).size[0] > 8 and np.load(tmp_path / "s.npz")["images"].shape == (4, 1, 8, 8)
+    assert "4 samples of class class_3" in out
+    z = np.load(tmp_path / "s.npz")
+    assert z["images"].shape == (4, 1, 8, 8) and z["labels"].tolist() == [3, 3, 3, 3]
+    assert min(Image.open(grid).size) >= 2 * 96  # enlarged: 8x8 images become 96x96 cells
+    code, out, err = _run(["sample", "--tokenizer", str(tok), "--ar", str(ar), "--balanced", "--n", "30",
+                           "-o", str(grid), "--npz", str(tmp_path / "b.npz")], capsys)
+    assert code == 0, err
+    assert "30 class-balanced samples (3 per class)" in out
+    assert np.bincount(np.load(tmp_path / "b.npz")["labels"]).tolist() == [3] * 10
+    code, out, err = _run(["score", "--real", str(png_dir), "--fake", str(tmp_path / "b.npz"), "-o",
+                           str(tmp_path / "score.json"), "--epochs", "1"], capsys)
+    assert code == 0, err
+    assert "FD " in out and "lower is better" in out and "real vs real floor" in out and "chance 0.100" in out
+    import json
+    got = json.loads((tmp_path / "score.json").read_text())
+    assert got["n"] == 30 and got["fd"] >= 0 and "class_consistency" in got
     code, out, err = _run(["reconstruct", "--tokenizer", str(tok), "--images", str(png_dir), "--n-scales",
-                           "2", "--out", str(tmp_path / "rec.png")], capsys)
+                           "2", "-o", str(tmp_path / "rec.png")], capsys)
     assert code == 0, err
-    assert "2 of 3 scales" in out and "PSNR" in out
+    assert "2 of 3 scales" in out and "PSNR" in out and "the mean image" in out
+
+
+def test_cli_sample_by_class_name_and_unknown_names(models, tmp_path, capsys):
+    from iclr25.imagefolder.tokenizer import MSRQTokenizer
+    from iclr25.imagefolder.var import FoldedVAR
+
+    tok_path, ar_path = models
+    tok = MSRQTokenizer.load(tok_path)
+    named = FoldedVAR.load(ar_path, tok)
+    named.class_names = tuple(f"digit {i}" for i in range(10))
+    named.save(tmp_path / "named.pt")
+    assert FoldedVAR.load(tmp_path / "named.pt", tok).class_index("DIGIT 7") == 7
+    code, out, err = _run(["sample", "--tokenizer", str(tok_path), "--ar", str(tmp_path / "named.pt"),
+                           "--class", "digit 7", "--n", "2", "-o", str(tmp_path / "g.png")], capsys)
+    assert code == 0 and "class digit 7" in out, err
+    code, _, err = _run(["sample", "--tokenizer", str(tok_path), "--ar", str(tmp_path / "named.pt"),
+                         "--class", "cat", "-o", str(tmp_path / "g.png")], capsys)
+    assert code == 2 and "unknown class 'cat'" in err and "digit 0" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_huge_label_is_a_one_line_error(tmp_path, capsys):
+    """Issue #49: a label of 1e9 asked for a 1e9-row teacher head; now it is refused at the door."""
+    labels = np.zeros(20, np.int64)
+    labels[3] = 1_000_000_000
+    np.savez(tmp_path / "x.npz", images=np.zeros((20, 8, 8), np.uint8), labels=labels)
+    code, _, err = _run(["train-tokenizer", "--images", str(tmp_path / "x.npz"), "-o", str(tmp_path / "t.pt"),
+                         "--patch", "2"], capsys)
+    assert code == 2 and "1000000000" in err and "renumber" in err and len(err.strip().splitlines()) == 1, err
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--scales", "1,3,2"], "strictly increasing"),
+    (["--scales", "1,3,2"], "must not decrease"),
     (["--scales", "1,2,3", "--latent-size", "4"], "must equal the latent size K=4"),
     (["--codebook", "1"], "'--codebook'"),
     (["--scales", "1,2,99"], "side <= 16"),
@@ -153,6 +200,7 @@ def test_cli_bad_image_folders_exit_2(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, needle", [
     (["--class", "10"], "class 10 is out of range"),
+    (["--balanced", "--n", "5"], "--n >= the number of classes (10)"),
     (["--top-p", "0"], "--top-p must be a finite number in (0, 1]"),
     (["--top-p", "1.5"], "--top-p must be a finite number in (0, 1]"),
     (["--cfg", "nan"], "--cfg must be a finite number"),

@@ -134,3 +134,25 @@ def test_sampling_from_candidates_is_the_filtered_distribution():
         probs, idx = candidates(logits, k, p)
         full = torch.zeros_like(logits).scatter(-1, idx, probs)
         torch.testing.assert_close(full, top_k_top_p(logits, k, p).softmax(-1), atol=1e-6, rtol=0)
+
+
+def test_the_papers_repeated_scales_build_its_286_position_configuration():
+    """(1,1,2,3,3,4,5,6,8,11): sides repeat, so the sequence is 286 folded positions for 572 tokens."""
+    import numpy as np
+
+    from iclr25.imagefolder.tokenizer import MSRQTokenizer
+
+    paper = (1, 1, 2, 3, 3, 4, 5, 6, 8, 11)
+    x = np.random.default_rng(0).random((8, 1, 8, 8), dtype=np.float32)
+    tok = MSRQTokenizer(scales=paper, codebook=8, dim=4, width=8, depth=1, heads=2, patch=4, semantic=None,
+                        steps=1, batch_size=4).fit(x)
+    assert tok.config.positions == 286 and tok.config.K == 11
+    codes = tok.encode(x[:2])
+    assert [c.shape[1] for c in codes[0]] == [s * s for s in paper]
+    assert tok.decode(codes).shape == (2, 1, 8, 8) and tok.decode(codes, 2).shape == (2, 1, 8, 8)
+    folded, unfolded = _model(tok, True), _model(tok, False)
+    assert (folded.positions, unfolded.positions) == (286, 572)
+    out = folded.generate_codes([0, 1], seed=0)
+    assert [c.shape[1] for c in out[1]] == [s * s for s in paper]
+    with pytest.raises(UserError, match="must not decrease"):
+        MSRQTokenizer(scales=(1, 3, 2))

@@ -5,9 +5,10 @@ and image metrics without Inception (FD/KID in our own CNN's features, PSNR, SSI
 from iclr25.core.lazy import lazy_package
 
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
+    "claims": ["CLAIMS"],
     "classifiers": ["FeatureCNN", "TeacherCNN", "train_classifier"],
     "data": ["ImageSet", "load_digits_images", "load_fashion_mnist", "load_images", "save_grid"],
-    "experiments": ["CLAIMS", "run"],
+    "experiments": ["run"],
     "metrics": ["fd_bootstrap", "fd_features", "frechet_distance", "kid", "linear_probe", "psnr", "ssim"],
     "quantizer": ["MultiScaleResidualQuantizer", "cosine_lookup"],
     "semantic": ["infonce"],

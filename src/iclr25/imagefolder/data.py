@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ FASHION_MNIST_DIR = Path("/usr/share/datasets/fashion-mnist")
 FASHION_MNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
                          "Sneaker", "Bag", "Ankle boot")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+MAX_CLASSES = 65_536  # class labels are indices 0 .. MAX_CLASSES - 1 (an embedding row per class)
 
 
 @dataclass
@@ -145,6 +147,9 @@ def as_labels(labels: np.ndarray | None, n: int, name: str = "labels") -> np.nda
             raise UserError(f"{name}: class labels must be integers, got dtype {y.dtype}")
     if len(y) and y.min() < 0:
         raise UserError(f"{name}: class labels must be >= 0, got {int(y.min())}")
+    if len(y) and y.max() >= MAX_CLASSES:
+        raise UserError(f"{name}: class labels are indices 0..{MAX_CLASSES - 1} (one embedding row per "
+                        f"class), got {int(y.max())}: renumber the classes 0, 1, 2, ...")
     return y.astype(np.int64)
 
 
@@ -221,22 +226,38 @@ def _load_folder(d: Path) -> ImageSet:
     return ImageSet(images, labels, tuple(name for name, _ in groups))
 
 
-def save_grid(images: np.ndarray, path: str | Path, nrow: int | None = None) -> Path:
-    """Tile (N, C, H, W) images in [0, 1] into one PNG (nrow images per row)."""
-    from PIL import Image
+def save_grid(images: np.ndarray, path: str | Path, nrow: int | None = None, title: str = "",
+              col_labels: Sequence[str] = (), min_cell: int = 96) -> Path:
+    """Tile (N, C, H, W) images in [0, 1] into one PNG (nrow images per row), each image enlarged by an
+    integer factor (nearest neighbour: pixels stay pixels) to at least `min_cell` pixels a side, under a
+    `title` line and, where given, one label per column (e.g. "original", "reconstruction")."""
+    from PIL import Image, ImageDraw
 
     from iclr25.core.runtime import atomic_write
 
     x = np.clip(np.asarray(images, dtype=np.float32), 0.0, 1.0)
     n, c, h, w = x.shape
+    k = max(1, -(-min_cell // max(h, w)))  # the integer zoom
+    x = x.repeat(k, axis=2).repeat(k, axis=3)
+    h, w, gap = h * k, w * k, 2
     nrow = nrow or int(np.ceil(np.sqrt(n)))
     rows = int(np.ceil(n / nrow))
-    grid = np.ones((c, rows * (h + 1) + 1, nrow * (w + 1) + 1), np.float32)
+    grid = np.ones((c, rows * (h + gap) + gap, nrow * (w + gap) + gap), np.float32)
     for i in range(n):
         r, q = divmod(i, nrow)
-        grid[:, 1 + r * (h + 1): 1 + r * (h + 1) + h, 1 + q * (w + 1): 1 + q * (w + 1) + w] = x[i]
+        top, left = gap + r * (h + gap), gap + q * (w + gap)
+        grid[:, top:top + h, left:left + w] = x[i]
     pix = (grid * 255).round().astype(np.uint8)
-    im = Image.fromarray(pix[0] if c == 1 else np.moveaxis(pix, 0, -1))
+    body = Image.fromarray(pix[0] if c == 1 else np.moveaxis(pix, 0, -1)).convert("RGB")
+    line = 14  # the default bitmap font is ~11 px high
+    head = (line if title else 0) + (line if col_labels else 0)
+    im = Image.new("RGB", (body.width, body.height + head + (4 if head else 0)), "white")
+    im.paste(body, (0, im.height - body.height))
+    draw = ImageDraw.Draw(im)
+    if title:
+        draw.text((gap + 2, 2), title, fill="black")
+    for q, label in enumerate(list(col_labels)[:nrow]):
+        draw.text((gap + q * (w + gap) + 2, 2 + (line if title else 0)), label, fill="black")
     path = Path(path)
     with atomic_write(path) as f:
         im.save(f, format="PNG")

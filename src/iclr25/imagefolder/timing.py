@@ -1,6 +1,7 @@
 """Folded against unfolded sampling at equal weights (spec §7): the same transformer, class and level
-embeddings, two sequence layouts. Measured: KV-cached sampling time per image (median of repeats, after
-a warm-up), and, by counting, the KV-cache bytes and the attention FLOPs."""
+embeddings, two sequence layouts. Measured: KV-cached sampling CPU time per image (this process's CPU time,
+so that other processes' load does not count; the two layouts alternated within each repeat, after a
+warm-up of both), and, by counting, the KV-cache bytes and the attention FLOPs."""
 
 from __future__ import annotations
 
@@ -28,28 +29,47 @@ def equal_weight_pair(tok: MSRQTokenizer, num_classes: int, depth: int = 3, widt
     return folded.eval(), unfolded.eval()
 
 
+def _cpu_seconds(ar: FoldedVAR, labels: torch.Tensor, seed: int, cache: bool) -> float:
+    t0 = time.process_time()
+    ar.generate_codes(labels, seed=seed, cache=cache, batch_size=len(labels))
+    return time.process_time() - t0
+
+
 def time_sampling(ar: FoldedVAR, batch: int = 64, repeats: int = 5, cache: bool = True) -> float:
-    """Median wall seconds per image of token sampling (CFG on, top-k 46, top-p 0.95), after a warm-up.
+    """Median CPU seconds per image of token sampling (CFG on, top-k 46, top-p 0.95), after a warm-up.
     Pixel decoding is left out: it is the same for both layouts."""
     labels = torch.arange(batch) % ar.config.num_classes
     ar.generate_codes(labels, seed=0, cache=cache)
-    times = []
+    return statistics.median(_cpu_seconds(ar, labels, r + 1, cache) for r in range(repeats)) / batch
+
+
+def alternated_times(first: FoldedVAR, second: FoldedVAR, batch: int = 64, repeats: int = 7,
+                     cache: bool = True) -> tuple[list[float], list[float]]:
+    """CPU seconds per image of each model, measured in turns: repeat r times both, the order swapped on
+    every other repeat, so that a slow spell of the machine falls on both layouts alike."""
+    labels = torch.arange(batch) % first.config.num_classes
+    for ar in (first, second):  # warm-up
+        ar.generate_codes(labels, seed=0, cache=cache, batch_size=batch)
+    a, b = [], []
     for r in range(repeats):
-        t0 = time.perf_counter()
-        ar.generate_codes(labels, seed=r + 1, cache=cache, batch_size=batch)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) / batch
+        pair = ((first, a), (second, b)) if r % 2 == 0 else ((second, b), (first, a))
+        for ar, out in pair:
+            out.append(_cpu_seconds(ar, labels, r + 1, cache) / batch)
+    return a, b
 
 
 def sampling_benchmark(tok: MSRQTokenizer, num_classes: int = 10, depth: int = 3, width: int = 128,
-                       batch: int = 64, repeats: int = 5, seed: int = 0,
-                       folded: FoldedVAR | None = None) -> dict[str, float]:
-    """Ratios unfolded / folded of sampling time, KV bytes and attention FLOPs, with the raw numbers."""
+                       batch: int = 64, repeats: int = 7, seed: int = 0,
+                       folded: FoldedVAR | None = None) -> dict[str, float | list[float]]:
+    """Per repeat the ratio unfolded / folded of sampling CPU time (`time_ratio`, a list), its median, the
+    raw times, and the counted KV-bytes and attention-FLOPs ratios."""
     f, u = equal_weight_pair(tok, num_classes, depth, width, seed, folded)
-    t_f, t_u = time_sampling(f, batch, repeats), time_sampling(u, batch, repeats)
+    t_f, t_u = alternated_times(f, u, batch, repeats)
+    ratios = [x / y for x, y in zip(t_u, t_f, strict=True)]
     return {"positions_folded": f.positions, "positions_unfolded": u.positions,
-            "ms_per_image_folded": 1e3 * t_f, "ms_per_image_unfolded": 1e3 * t_u,
-            "time_ratio": t_u / t_f,
+            "cpu_ms_per_image_folded": [1e3 * t for t in t_f],
+            "cpu_ms_per_image_unfolded": [1e3 * t for t in t_u],
+            "time_ratio": ratios, "time_ratio_median": statistics.median(ratios),
             "kv_bytes_folded": f.kv_bytes(batch), "kv_bytes_unfolded": u.kv_bytes(batch),
             "kv_ratio": u.kv_bytes(batch) / f.kv_bytes(batch),
             "attn_flops_folded": f.attention_flops(batch), "attn_flops_unfolded": u.attention_flops(batch),

@@ -5,7 +5,9 @@ multi-scale residual quantiser; the decoder reads concat(f_hat_1, ..., f_hat_B) 
 with one mask token per image patch and predicts the pixels.
 
 Deviations from the paper (stated in the README): a 2-layer, 64-wide ViT trained from scratch instead
-of DINOv2-initialised ViT-B; pixel MSE only (no LPIPS, no GAN, no EMA); our frozen CNN as the teacher."""
+of DINOv2-initialised ViT-B; pixel MSE, with the adversarial loss and the EMA of the weights as options
+(`gan_weight`, `ema`; off by default and in the reproduction), no LPIPS (its backbone is hub weights); our
+frozen CNN as the teacher."""
 
 from __future__ import annotations
 
@@ -57,6 +59,9 @@ class TokenizerConfig:
     sem_weight: float = 0.1
     sem_logit_scale: float = 1.0
     latent_size: int | None = None  # K; defaults to the last scale, which must equal it
+    gan_weight: float = 0.0  # adversarial loss weight (VQGAN's adaptive weight times this); 0 = off
+    gan_start: int = 0  # the step at which the discriminator and the adversarial loss start
+    ema: float = 0.0  # decay of the exponential moving average of the weights kept and saved; 0 = off
 
     @property
     def K(self) -> int:
@@ -71,8 +76,8 @@ class TokenizerConfig:
         sc = self.scales
         if not sc or any(not isinstance(s, int | np.integer) or s < 1 for s in sc):
             raise UserError(f"scales must be positive integers, got {sc}")
-        if any(b <= a for a, b in zip(sc, sc[1:], strict=False)):
-            raise UserError(f"scales must be strictly increasing, got {','.join(map(str, sc))}")
+        if any(b < a for a, b in zip(sc, sc[1:], strict=False)):  # the paper repeats sides: (1,1,2,3,3,...)
+            raise UserError(f"scales must not decrease (the last is K), got {','.join(map(str, sc))}")
         if self.latent_size is not None and sc[-1] != self.latent_size:
             raise UserError(f"the last scale must equal the latent size K={self.latent_size}, got {sc[-1]}")
         if self.codebook < 2:
@@ -91,6 +96,11 @@ class TokenizerConfig:
                             f"got {self.start_drop}")
         if not 0.0 <= self.phi_ratio <= 1.0:
             raise UserError(f"phi_ratio must be in [0, 1], got {self.phi_ratio}")
+        if not (0.0 <= self.gan_weight <= 100.0 and self.gan_start >= 0):
+            raise UserError(f"gan_weight must be in [0, 100] and gan_start >= 0, got {self.gan_weight}, "
+                            f"{self.gan_start}")
+        if not 0.0 <= self.ema < 1.0:
+            raise UserError(f"ema must be a decay in [0, 1), got {self.ema}")
         return self
 
 
@@ -160,12 +170,47 @@ class TokenizerNet(nn.Module):
         return self.decode_fhat(f_hats), vq, f_hats
 
 
+class PatchDiscriminator(nn.Module):
+    """VQGAN's patch discriminator at our scale: strided 4x4 convolutions with LeakyReLU, one real/fake
+    logit per patch. The tokenizer's adversarial loss (hinge) reads it."""
+
+    def __init__(self, channels: int, width: int = 32, layers: int = 2):
+        super().__init__()
+        mods: list[nn.Module] = []
+        c_in = channels
+        for i in range(layers):
+            c_out = width * 2 ** i
+            mods += [nn.Conv2d(c_in, c_out, 4, stride=2, padding=1), nn.LeakyReLU(0.2)]
+            c_in = c_out
+        mods.append(nn.Conv2d(c_in, 1, 3, padding=1))
+        self.net = nn.Sequential(*mods)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)  # (B, 1, h, w) logits
+
+
+def hinge_d_loss(real_logits: torch.Tensor, fake_logits: torch.Tensor) -> torch.Tensor:
+    """The discriminator's hinge loss: mean relu(1 − D(x)) + mean relu(1 + D(x̂)), halved (VQGAN)."""
+    return 0.5 * (F.relu(1.0 - real_logits).mean() + F.relu(1.0 + fake_logits).mean())
+
+
+def adaptive_weight(rec_loss: torch.Tensor, g_loss: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
+    """VQGAN's balance: ‖∇_last L_rec‖ / (‖∇_last L_G‖ + 1e-4), clamped to [0, 1e4], no gradient."""
+    g_rec = torch.autograd.grad(rec_loss, last, retain_graph=True)[0]
+    g_adv = torch.autograd.grad(g_loss, last, retain_graph=True)[0]
+    return (g_rec.norm() / (g_adv.norm() + 1e-4)).clamp(0.0, 1e4).detach()
+
+
 @dataclass
 class TrainHistory:
-    recon_mse: list[float] = field(default_factory=list)  # per epoch, in [-1, 1] pixel units
+    recon_mse: list[float] = field(default_factory=list)  # per epoch (or per eval_every steps), [-1, 1] units
     vq_loss: list[float] = field(default_factory=list)
     sem_loss: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    steps: int = 0
+    val_step: list[int] = field(default_factory=list)  # steps at which the validation images were scored
+    val_mse: list[float] = field(default_factory=list)  # their reconstruction MSE, [0, 1] pixel units
+    gan_d_loss: list[float] = field(default_factory=list)  # mean discriminator hinge loss per log period
 
 
 class MSRQTokenizer:
@@ -185,15 +230,16 @@ class MSRQTokenizer:
                  dim: int = 16, width: int = 64, depth: int = 2, patch: int = 7,
                  semantic: str | None = "last", qdrop: float = 0.1, start_drop: int = 2, *,
                  latent_size: int | None = None, heads: int = 4, epochs: int = 2, batch_size: int = 64,
-                 lr: float = 2e-3, seed: int = 0, **extra: float):
+                 lr: float = 2e-3, seed: int = 0, steps: int | None = None, **extra: float):
         self.config = TokenizerConfig(branches=branches, scales=tuple(int(s) for s in scales),
                                       codebook=codebook, dim=dim, width=width, depth=depth, heads=heads,
                                       patch=patch, semantic=semantic, qdrop=qdrop, start_drop=start_drop,
                                       latent_size=latent_size, **extra).validate()
-        if epochs < 1 or batch_size < 2 or not lr > 0:
-            raise UserError(f"epochs >= 1, batch_size >= 2 and lr > 0 needed, "
-                            f"got {epochs}, {batch_size}, {lr}")
+        if epochs < 1 or batch_size < 2 or not lr > 0 or (steps is not None and steps < 1):
+            raise UserError(f"epochs >= 1, steps >= 1, batch_size >= 2 and lr > 0 needed, "
+                            f"got {epochs}, {steps}, {batch_size}, {lr}")
         self.epochs, self.batch_size, self.lr, self.seed = epochs, batch_size, lr, seed
+        self.steps = steps  # optimiser steps in all; None: `epochs` passes over the images
         self.net_: TokenizerNet | None = None
         self.history_ = TrainHistory()
 
@@ -201,12 +247,14 @@ class MSRQTokenizer:
 
     def fit(self, images: np.ndarray, labels: np.ndarray | None = None,
             teacher: Callable[[torch.Tensor], torch.Tensor] | np.ndarray | None = None,
-            teacher_epochs: int = 2) -> MSRQTokenizer:
+            teacher_epochs: int = 2, val_images: np.ndarray | None = None,
+            eval_every: int = 250) -> MSRQTokenizer:
         """Train on images (N, C, H, W) / (N, H, W[, C]) in [0, 1] (or uint8).
 
         Semantic regularisation needs a teacher: a callable mapping a float batch (B, C, H, W) in [0, 1]
         to (B, width) features, an (N, width) array of precomputed features, or None to train our
-        frozen `TeacherCNN` on `labels` first."""
+        frozen `TeacherCNN` on `labels` first. `val_images`: scored every `eval_every` steps and at the
+        end (`history_.val_step`, `history_.val_mse`), to see where training plateaus."""
         cfg = self.config
         x = torch.as_tensor(as_image_array(images))
         labels = as_labels(labels, len(x))
@@ -219,10 +267,15 @@ class MSRQTokenizer:
                             "use a larger patch")
         if len(x) < 2:
             raise UserError(f"need at least 2 images to train, got {len(x)}")
+        if eval_every < 1:
+            raise UserError(f"eval_every must be >= 1, got {eval_every}")
+        val = None if val_images is None else torch.as_tensor(as_image_array(val_images))
+        if val is not None and tuple(val.shape[1:]) != (c, h, w):
+            raise UserError(f"validation images are {tuple(val.shape[1:])}, training images {(c, h, w)}")
         teach = self._teacher_features(x, labels, teacher, teacher_epochs) if cfg.semantic else None
         torch.manual_seed(self.seed)
         self.net_ = TokenizerNet(cfg, c, h, w)
-        self._train(x, teach)
+        self._train(x, teach, val, eval_every)
         return self
 
     def _teacher_features(self, x: torch.Tensor, labels, teacher, teacher_epochs: int) -> torch.Tensor:
@@ -247,49 +300,94 @@ class MSRQTokenizer:
             raise UserError("teacher features contain NaN or infinite values")
         return feats
 
-    def _train(self, x: torch.Tensor, teach: torch.Tensor | None) -> None:
+    def _train(self, x: torch.Tensor, teach: torch.Tensor | None, val: torch.Tensor | None = None,
+               eval_every: int = 250) -> None:
         import time
 
         cfg, net = self.config, self.net_
         g = torch.Generator().manual_seed(self.seed)
         n, bs, s_count = len(x), min(self.batch_size, len(x)), len(cfg.scales)
-        total = self.epochs * (n // bs)
+        per_epoch = n // bs  # full batches only: InfoNCE contrasts within a batch
+        total = self.steps if self.steps is not None else self.epochs * per_epoch
+        log_every = eval_every if self.steps is not None else per_epoch
         opt = torch.optim.AdamW(net.parameters(), lr=self.lr, betas=(0.9, 0.95), weight_decay=1e-4)
         sched = warmup_cosine(opt, total)
+        disc = opt_d = None
+        if cfg.gan_weight > 0:
+            disc = PatchDiscriminator(x.shape[1])
+            opt_d = torch.optim.AdamW(disc.parameters(), lr=self.lr, betas=(0.5, 0.9), weight_decay=1e-4)
+        ema = {k: v.detach().clone() for k, v in net.state_dict().items()} if cfg.ema > 0 else None
         t0 = time.perf_counter()
-        net.train()
-        bar = iter(progress(range(total), "tokenizer steps", total=total))
-        for _ in range(self.epochs):
-            sums = np.zeros(3)
-            perm = torch.randperm(n, generator=g)
-            for i in range(0, n - bs + 1, bs):  # full batches only: InfoNCE contrasts within a batch
-                next(bar, None)
-                idx = perm[i:i + bs]
-                xb = x[idx] * 2 - 1
-                b = len(idx)
-                n_drop = int(b * cfg.qdrop)  # quantizer dropout on the first n_drop samples, one n for all
-                n_keep = torch.full((b,), s_count)
-                n_keep[:n_drop] = torch.randint(cfg.start_drop, s_count + 1, (n_drop,), generator=g)
-                recon, vq, f_hats = net(xb, n_keep if n_drop else None)
-                rec = F.mse_loss(recon, xb)
-                loss = rec + vq
-                sem = torch.zeros(())
-                if teach is not None and b - n_drop >= 2:
-                    z_s = net.quant_conv(teach[idx])  # the teacher feature through our quant_conv
-                    sem_branches = f_hats[-1:] if cfg.semantic == "last" else f_hats
-                    sem = semantic_loss(z_s, sem_branches, n_drop, cfg.sem_logit_scale)
-                    loss = loss + cfg.sem_weight * sem
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-                sched.step()
-                sums += (rec.item(), vq.item(), sem.item())
-            steps = n // bs
-            self.history_.recon_mse.append(float(sums[0] / steps))
-            self.history_.vq_loss.append(float(sums[1] / steps))
-            self.history_.sem_loss.append(float(sums[2] / steps))
+        h = self.history_
+        sums, since, perm, pos = np.zeros(3), 0, torch.randperm(n, generator=g), 0
+        d_sum = 0.0
+        for step in progress(range(1, total + 1), "tokenizer steps", total=total):
+            net.train()
+            if pos + bs > n:  # a new pass over the images
+                perm, pos = torch.randperm(n, generator=g), 0
+            idx = perm[pos:pos + bs]
+            pos += bs
+            xb = x[idx] * 2 - 1
+            b = len(idx)
+            n_drop = int(b * cfg.qdrop)  # quantizer dropout on the first n_drop samples, one n for all
+            n_keep = torch.full((b,), s_count)
+            n_keep[:n_drop] = torch.randint(cfg.start_drop, s_count + 1, (n_drop,), generator=g)
+            recon, vq, f_hats = net(xb, n_keep if n_drop else None)
+            rec = F.mse_loss(recon, xb)
+            loss = rec + vq
+            sem = torch.zeros(())
+            if teach is not None and b - n_drop >= 2:
+                z_s = net.quant_conv(teach[idx])  # the teacher feature through our quant_conv
+                sem_branches = f_hats[-1:] if cfg.semantic == "last" else f_hats
+                sem = semantic_loss(z_s, sem_branches, n_drop, cfg.sem_logit_scale)
+                loss = loss + cfg.sem_weight * sem
+            gan_on = disc is not None and step > cfg.gan_start
+            if gan_on:  # VQGAN: L_G = −mean D(x̂), weighted adaptively against the reconstruction loss
+                g_loss = -disc(recon).mean()
+                loss = loss + cfg.gan_weight * adaptive_weight(rec, g_loss, net.to_pixel.weight) * g_loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            if gan_on:
+                d_loss = hinge_d_loss(disc(xb), disc(recon.detach()))
+                opt_d.zero_grad(set_to_none=True)
+                d_loss.backward()
+                opt_d.step()
+                d_sum += d_loss.item()
+            if ema is not None:
+                with torch.no_grad():
+                    for k, v in net.state_dict().items():
+                        if v.dtype.is_floating_point:
+                            ema[k].mul_(cfg.ema).add_(v, alpha=1.0 - cfg.ema)
+                        else:
+                            ema[k].copy_(v)
+            sums += (rec.item(), vq.item(), sem.item())
+            since += 1
+            if step % log_every == 0 or step == total:
+                h.recon_mse.append(float(sums[0] / since))
+                h.vq_loss.append(float(sums[1] / since))
+                h.sem_loss.append(float(sums[2] / since))
+                if disc is not None:
+                    h.gan_d_loss.append(d_sum / since)
+                sums, since, d_sum = np.zeros(3), 0, 0.0
+            if val is not None and (step % eval_every == 0 or step == total):
+                net.eval()
+                h.val_step.append(step)
+                h.val_mse.append(self._val_mse(val))
+        if ema is not None:  # the averaged weights are the tokenizer (scored at the end when validating)
+            net.load_state_dict(ema)
+            if val is not None:
+                h.val_mse[-1] = self._val_mse(val)
         net.eval()
-        self.history_.seconds = time.perf_counter() - t0
+        h.steps = total
+        h.seconds = time.perf_counter() - t0
+
+    @torch.no_grad()
+    def _val_mse(self, val: torch.Tensor) -> float:
+        out = [self.net_(v * 2 - 1)[0] for v in val.split(500)]
+        rec = (torch.cat(out).clamp(-1, 1) + 1) / 2
+        return float(((rec - val) ** 2).mean())
 
     # ---- using a fitted tokenizer ------------------------------------------------------------------
 
@@ -382,7 +480,7 @@ class MSRQTokenizer:
         return {"kind": CHECKPOINT_KIND, "version": CHECKPOINT_VERSION, "config": asdict(self.config),
                 "shape": list(self.net.shape), "state_dict": self.net.state_dict(),
                 "train": {"epochs": self.epochs, "batch_size": self.batch_size, "lr": self.lr,
-                          "seed": self.seed}, "history": asdict(self.history_),
+                          "seed": self.seed, "steps": self.steps}, "history": asdict(self.history_),
                 "fingerprint": self.fingerprint()}
 
     def save(self, path: str | Path) -> Path:

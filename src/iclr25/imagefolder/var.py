@@ -139,9 +139,13 @@ class FoldedVAR(nn.Module):
     """
 
     def __init__(self, tok: MSRQTokenizer, num_classes: int, depth: int = 3, width: int = 128,
-                 fold: bool = True, *, heads: int = 4, mlp_ratio: float = 4.0, cond_drop: float = 0.1):
+                 fold: bool = True, *, heads: int = 4, mlp_ratio: float = 4.0, cond_drop: float = 0.1,
+                 class_names: tuple[str, ...] | None = None):
         super().__init__()
         self.config = VARConfig(num_classes, depth, width, heads, mlp_ratio, fold, cond_drop).validate()
+        if class_names is not None and len(class_names) != num_classes:
+            raise UserError(f"{len(class_names)} class names for {num_classes} classes")
+        self.class_names = tuple(class_names) if class_names is not None else None
         tcfg = tok.config
         tok.fingerprint()  # a UserError when the tokenizer is not fitted
         self.tok_proxy = (tok,)  # a reference, not a sub-module: the tokenizer stays frozen and unsaved
@@ -216,47 +220,51 @@ class FoldedVAR(nn.Module):
     # ---- training -----------------------------------------------------------------------------------
 
     def fit(self, images, labels=None, epochs: int = 2, batch_size: int = 128, lr: float = 8e-3,
-            seed: int = 0) -> FoldedVAR:
-        """Encode the images with the tokenizer and train on their token pyramids."""
+            seed: int = 0, steps: int | None = None) -> FoldedVAR:
+        """Encode the images with the tokenizer and train on their token pyramids (`steps` optimiser steps
+        in all when given, else `epochs` passes over the images)."""
         codes = self.tok.encode(images)
-        return self.fit_codes(codes, labels, epochs, batch_size, lr, seed)
+        return self.fit_codes(codes, labels, epochs, batch_size, lr, seed, steps)
 
     def fit_codes(self, codes: Codes, labels=None, epochs: int = 2, batch_size: int = 128,
-                  lr: float = 8e-3, seed: int = 0) -> FoldedVAR:
+                  lr: float = 8e-3, seed: int = 0, steps: int | None = None) -> FoldedVAR:
         import time
 
         n = len(codes[0][0])
         y = self._labels(labels, n)
-        if epochs < 1 or batch_size < 1 or not lr > 0:
-            raise UserError(f"epochs >= 1, batch_size >= 1 and lr > 0 needed, "
-                            f"got {epochs}, {batch_size}, {lr}")
+        if epochs < 1 or batch_size < 1 or not lr > 0 or (steps is not None and steps < 1):
+            raise UserError(f"epochs >= 1, steps >= 1, batch_size >= 1 and lr > 0 needed, "
+                            f"got {epochs}, {steps}, {batch_size}, {lr}")
         x_in = torch.cat([self.teacher_inputs([[c[i:i + 1000] for c in cb] for cb in codes])
                           for i in range(0, n, 1000)])  # (N, L - first, in)
         tgt = self.targets(codes)
         g = torch.Generator().manual_seed(seed)
         torch.manual_seed(seed)
         bs = min(batch_size, n)
-        total = epochs * -(-n // bs)
+        per_epoch = -(-n // bs)
+        total = steps if steps is not None else epochs * per_epoch
         opt = torch.optim.AdamW(self.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.05)
         sched = warmup_cosine(opt, total)
         t0 = time.perf_counter()
         self.train()
-        bar = iter(progress(range(total), "AR steps", total=total))
-        for _ in range(epochs):
-            perm, tot, cnt = torch.randperm(n, generator=g), 0.0, 0
-            for i in range(0, n, bs):
-                next(bar, None)
-                idx = perm[i:i + bs]
-                lab = y[idx].clone()
-                drop = torch.rand(len(idx), generator=g) < self.config.cond_drop  # class dropout for CFG
-                lab[drop] = self.config.num_classes
-                loss = self.loss(self(lab, x_in[idx]), tgt[idx])
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-                sched.step()
-                tot, cnt = tot + loss.item() * len(idx), cnt + len(idx)
-            self.history_["loss"].append(tot / cnt)
+        perm, pos, tot, cnt = torch.randperm(n, generator=g), 0, 0.0, 0
+        for step in progress(range(1, total + 1), "AR steps", total=total):
+            if pos >= n:  # a new pass over the codes
+                perm, pos = torch.randperm(n, generator=g), 0
+            idx = perm[pos:pos + bs]
+            pos += bs
+            lab = y[idx].clone()
+            drop = torch.rand(len(idx), generator=g) < self.config.cond_drop  # class dropout for CFG
+            lab[drop] = self.config.num_classes
+            loss = self.loss(self(lab, x_in[idx]), tgt[idx])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot, cnt = tot + loss.item() * len(idx), cnt + len(idx)
+            if step % per_epoch == 0 or step == total:  # the mean loss per pass (or its last part)
+                self.history_["loss"].append(tot / cnt)
+                tot, cnt = 0.0, 0
         self.eval()
         self.history_["seconds"] = time.perf_counter() - t0
         return self
@@ -270,6 +278,23 @@ class FoldedVAR(nn.Module):
         y = as_labels(labels, n)
         self.check_classes(y)
         return torch.as_tensor(y)
+
+    def class_index(self, name_or_index: str | int) -> int:
+        """The class index of a class name (as the training folder's sub-folders named them; case does not
+        matter), else of an index given as text ("3"). A name wins over an index: with sub-folders named
+        1, 2, 3, "--class 1" is the folder "1"."""
+        text = str(name_or_index).strip()
+        names = self.class_names or ()
+        for i, name in enumerate(names):
+            if name.lower() == text.lower():
+                return i
+        if text.lstrip("-").isdigit() and len(text) < 12:
+            idx = int(text)
+            self.check_classes([idx])
+            return idx
+        known = (", ".join(names) if names else
+                 f"none: this model knows indices 0..{self.config.num_classes - 1}")
+        raise UserError(f"unknown class {text[:40]!r} (class names: {known[:200]})")
 
     def check_classes(self, y) -> None:
         y = np.asarray(y)
@@ -359,7 +384,7 @@ class FoldedVAR(nn.Module):
     def save(self, path: str | Path) -> Path:
         state = {"kind": CHECKPOINT_KIND, "version": CHECKPOINT_VERSION, "config": asdict(self.config),
                  "tokenizer_fingerprint": self.tokenizer_fingerprint, "state_dict": self.state_dict(),
-                 "history": self.history_}
+                 "history": self.history_, "class_names": list(self.class_names or [])}
         buf = io.BytesIO()
         torch.save(state, buf)
         path = Path(path)
@@ -379,8 +404,9 @@ class FoldedVAR(nn.Module):
                             f"{state.get('tokenizer_fingerprint')}, this tokenizer is {tok.fingerprint()}")
         try:
             c = state["config"]
+            names = tuple(str(x) for x in state.get("class_names") or ()) or None
             ar = cls(tok, c["num_classes"], c["depth"], c["width"], c["fold"], heads=c["heads"],
-                     mlp_ratio=c["mlp_ratio"], cond_drop=c["cond_drop"])
+                     mlp_ratio=c["mlp_ratio"], cond_drop=c["cond_drop"], class_names=names)
             ar.load_state_dict(state["state_dict"])
         except (KeyError, TypeError, ValueError, RuntimeError) as e:  # a damaged or edited checkpoint
             raise UserError(f"damaged AR checkpoint {path}: {' '.join(str(e).split())[:120]}") from None
