@@ -64,6 +64,7 @@ def test_version_1_index_still_loads_and_is_verified_by_its_sha256(tiny_index, t
     d = _copy(tiny_index, tmp_path)
     meta = json.loads((d / "meta.json").read_text())
     meta["version"] = 1
+    meta.pop("meta_sha256")  # version 1 recorded no checksum of meta.json
     for info in meta["files"].values():  # version 1 recorded bytes and a SHA-256 only
         del info["crc32"], info["head_crc32"]
     (d / "meta.json").write_text(json.dumps(meta))
@@ -126,3 +127,22 @@ def test_sharded_index_verifies_every_shard(tiny_lines, tiny_emb, tmp_path):
     _flip(sh.path / "shard-001" / "postings.bin")
     with pytest.raises(UserError, match=r"shard-001: checksum mismatch in postings.bin \(CRC-32\)"):
         ShardedIndex.load(sh.path, embeddings=tiny_emb)
+
+
+def test_an_edited_meta_json_is_refused(tmp_path, tiny_emb):
+    """Issue 49: one changed byte in meta.json's source name reattributed every hit to another file."""
+    import json
+
+    from iclr25.core.errors import UserError
+    from iclr25.softmatcha import Index
+    f = tmp_path / "notes.txt"
+    f.write_text("the king of israel\n")
+    idx = Index.from_files([f], tmp_path / "i", embeddings=tiny_emb)
+    meta_path = idx.path / "meta.json"
+    text = meta_path.read_text()
+    meta_path.write_text(text.replace("notes.txt", "motes.txt"))
+    with pytest.raises(UserError, match="meta.json does not match its own checksum"):
+        Index.load(idx.path, embeddings=tiny_emb)
+    meta_path.write_text(text)
+    assert Index.load(idx.path, embeddings=tiny_emb).meta["sources"][0]["name"].endswith("notes.txt")
+    assert json.loads(text)["meta_sha256"]

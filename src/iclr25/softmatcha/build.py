@@ -20,7 +20,14 @@ from iclr25.core.errors import UserError
 from iclr25.core.runtime import progress
 from iclr25.softmatcha.embeddings import Embeddings, WordLookup
 from iclr25.softmatcha.index import check_output
-from iclr25.softmatcha.index_format import FORMAT, SEP_TOKEN, VERSION, file_checksums, fsync_dir
+from iclr25.softmatcha.index_format import (
+    FORMAT,
+    SEP_TOKEN,
+    VERSION,
+    file_checksums,
+    fsync_dir,
+    meta_digest,
+)
 from iclr25.softmatcha.inputs import ReadStats
 from iclr25.softmatcha.publish import publish, staging
 from iclr25.softmatcha.suffix import DEFAULT_BACKEND, build_suffix_array
@@ -215,7 +222,7 @@ def _finish(tmp: Path, out: Path, vocab: list[str], embeddings: Embeddings, toke
         "build_seconds": round(stats.seconds, 3),
     }
     with open(tmp / "meta.json", "w", encoding="utf-8") as f:  # last: marks the folder complete
-        json.dump(meta, f, indent=1)
+        json.dump({**meta, "meta_sha256": meta_digest(meta)}, f, indent=1)
         f.flush()
         os.fsync(f.fileno())
     fsync_dir(tmp)

@@ -120,6 +120,13 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def meta_digest(meta: dict[str, Any]) -> str:
+    """SHA-256 of meta.json's content in canonical form (sorted keys), its own digest left out: a changed
+    byte in meta.json itself (a source's name, a count) is refused at load instead of read as true."""
+    body = {k: v for k, v in meta.items() if k != "meta_sha256" and not k.startswith("_")}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
 def read_meta(path: Path) -> dict[str, Any]:
     """meta.json of the index folder `path`, checked for the keys and types every reader relies on (a
     damaged or hand-edited file is a one-line UserError, never a KeyError)."""
@@ -138,6 +145,9 @@ def read_meta(path: Path) -> dict[str, Any]:
     if meta.get("version") not in READABLE_VERSIONS:
         raise UserError(f"index {path} has format version {meta.get('version')!r}; this build reads "
                         f"{', '.join(map(str, READABLE_VERSIONS))}")
+    if "meta_sha256" in meta and meta_digest(meta) != meta["meta_sha256"]:
+        raise UserError(f"corrupted index {path}: meta.json does not match its own checksum "
+                        "(edited or damaged)")
     _check_meta(path, meta)
     return meta
 
