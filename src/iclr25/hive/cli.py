@@ -229,8 +229,11 @@ def muse_eval(
     preds = all_preds[system]
     hits = [ts_hit(p, q) for p, q in zip(preds, queries, strict=True)]
     fitted = "; ".join(", ".join(f"{x:.3g}" for x in m) for m in margins[system])
-    typer.echo(f"{system} on {backend}: TS {np.mean(hits):.1%} over {len(queries)} queries (fitted margins "
-               f"per fold: {fitted})")
+    from collections import Counter
+
+    common = Counter(frozenset(q.actions) for q in queries).most_common(1)[0][1] / len(queries)
+    typer.echo(f"{system} on {backend}: TS {np.mean(hits):.1%} over {len(queries)} queries (always answering "
+               f"the commonest task set: {common:.1%}; fitted margins per fold: {fitted})")
     for k in (1, 2, 3):
         sub = [h for h, q in zip(hits, queries, strict=True) if len(q.tasks) == k]
         if sub:

@@ -7,6 +7,7 @@ from ..spec import Spec
 SPECS = [
     Spec("causal_direction detect", {"csv": "{csv}", "label": "label", "reps": "1", "rates": "0,0.2,0.4",
                                      "plot": "{tmp}/curve.png"}),
+    Spec("causal_direction noise", {"csv": "{csv}", "label": "label", "show": "3", "out": "{tmp}/s.csv"}),
 ]
 
 
