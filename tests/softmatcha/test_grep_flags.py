@@ -52,6 +52,14 @@ def test_context_lines_like_grep(files):
                                  f"{a}:6:the king", "--", f"{b}-1-none", f"{b}:2:the king of judah"]
 
 
+def test_after_and_before_context(files):
+    a, _ = files
+    assert run("the king", a, "-t", "1", "-A", "1", "-n") == (0, ["1:the king of israel said", "2-and then",
+                                                                 "--", "6:the king"])
+    assert run("the king", a, "-t", "1", "-B", "1", "-n") == (0, ["1:the king of israel said", "--", "5-more",
+                                                                 "6:the king"])
+
+
 def test_ignore_case_and_word_flags_are_accepted(files):
     a, _ = files
     assert run("THE KING", a, "-t", "1", "-i", "-w", "-o") == (0, ["the king", "the king"])
@@ -61,7 +69,7 @@ def test_line_level_flags_refuse_ranked_searches(files):
     a, _ = files
     from iclr25.core.errors import UserError
     r = CliRunner().invoke(app, ["grep", "the king", a, "--variants", "-v"])  # `iclr25` prints it, exit 2
-    assert isinstance(r.exception, UserError) and "-l, -v and -C" in str(r.exception)
+    assert isinstance(r.exception, UserError) and "-l, -v and -C/-A/-B" in str(r.exception)
 
 
 def test_curly_apostrophes_match_ascii_ones(tmp_path):

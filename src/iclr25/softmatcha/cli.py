@@ -77,6 +77,10 @@ FilesWithMatches = Annotated[bool, typer.Option("--files-with-matches", "-l",
 InvertMatch = Annotated[bool, typer.Option("--invert-match", "-v", help="print the lines without a match")]
 Context = Annotated[int, typer.Option("--context", "-C", min=0, max=1000,
                                       help="print N lines of context around each matching line")]
+After = Annotated[int | None, typer.Option("--after-context", "-A", min=0, max=1000,
+                                           help="print N lines after each matching line")]
+Before = Annotated[int | None, typer.Option("--before-context", "-B", min=0, max=1000,
+                                            help="print N lines before each matching line")]
 Hidden = Annotated[bool, typer.Option("--hidden", help="also read hidden files and folders (.git/...) when "
                                                        "walking folders")]
 Binary = Annotated[bool, typer.Option("--binary", help="also read binary files (NUL bytes); skipped with a "
@@ -103,11 +107,16 @@ def _labels(idx, line_number: bool) -> list[str] | None:
     return refs if len(refs) == idx.n_lines else None
 
 
-def _plain_only(files: bool, invert: bool, context: int) -> None:
+def _plain_only(files: bool, invert: bool, context: tuple[int, int]) -> None:
     from iclr25.core.errors import UserError
-    if files or invert or context:
-        raise UserError("-l, -v and -C list plain searches: drop --variants, --max-insert/--max-delete and "
-                        "wildcards")
+    if files or invert or any(context):
+        raise UserError("-l, -v and -C/-A/-B list plain searches: drop --variants, --max-insert/--max-delete "
+                        "and wildcards")
+
+
+def _context(context: int, after: int | None, before: int | None) -> tuple[int, int]:
+    """(lines before, lines after) each matching line, as grep reads -C, -B and -A."""
+    return (context if before is None else before, context if after is None else after)
 
 
 def _closed_pipe() -> None:
@@ -188,7 +197,7 @@ def _emit(res: SearchResult, *, line_number: bool, with_filename: bool, only_mat
 def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bool, only_matching: bool,
                  count: bool, count_matches: bool, json_out: bool, max_count: int | None, color: str,
                  stats: bool, quiet: bool, offset: int, page: int | None, files: bool = False,
-                 invert: bool = False, context: int = 0) -> None:
+                 invert: bool = False, context: tuple[int, int] = (0, 0)) -> None:
     """The plain (unranked) output as grep produces it: hits in corpus order, printed window by window
     as they are found (`Index.search_stream`), memory bounded by a window's hits; counts add up the
     windows without keeping any hit; -q and -m stop at the first hits they need."""
@@ -202,7 +211,7 @@ def _emit_stream(idx, pattern: str, thr, *, line_number: bool, with_filename: bo
     end = None if page is None else offset + page
     if stop is not None:
         end = stop if end is None else min(end, stop)
-    if not count_matches and (invert or files or (count and with_filename) or context):
+    if not count_matches and (invert or files or (count and with_filename) or any(context)):
         _emit_by_line(idx, st, hi, line_number=line_number, with_filename=with_filename, count=count,
                       quiet=quiet, files=files, invert=invert, context=context, max_count=max_count,
                       stats=stats, t0=t0)
@@ -269,7 +278,7 @@ def _nearest(idx, pattern: str, thr) -> None:
 
 
 def _emit_by_line(idx, st, hi, *, line_number: bool, with_filename: bool, count: bool, quiet: bool,
-                  files: bool, invert: bool, context: int, max_count: int | None, stats: bool,
+                  files: bool, invert: bool, context: tuple[int, int], max_count: int | None, stats: bool,
                   t0: float) -> None:
     """grep's line-level outputs over a stream of hits: -l (files with a match), -c per file, -v (lines
     without a match), -C N (context lines, '--' between groups). Hits are streamed; only the set of
@@ -325,8 +334,8 @@ def _emit_by_line(idx, st, hi, *, line_number: bool, with_filename: bool, count:
         show: set[int] = set()
         for k in matched:
             src = sources[src_of(k)]
-            show.update(range(max(k - context, src["first_line"]),
-                              min(k + context, src["first_line"] + src["n_lines"] - 1) + 1))
+            show.update(range(max(k - context[0], src["first_line"]),
+                              min(k + context[1], src["first_line"] + src["n_lines"] - 1) + 1))
         last = None
         for j in sorted(show):
             if last is not None and (j > last + 1 or src_of(j) != src_of(last)):
@@ -526,7 +535,8 @@ def search(
     max_delete: MaxDelete = 0, penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None,
     mix_punctuation: MixPunct = False, max_runtime: MaxRuntime = None, ignore_case: IgnoreCase = False,
     word_regexp: WordRegexp = False, files_with_matches: FilesWithMatches = False,
-    invert_match: InvertMatch = False, context: Context = 0,
+    invert_match: InvertMatch = False, context: Context = 0, after_context: After = None,
+    before_context: Before = None,
 ) -> None:
     """Search an index for PATTERN: every window whose tokens are each close enough to the pattern's.
     `*` or `_` in PATTERN match any one token; with --variants, --max-insert/--max-delete or a wildcard
@@ -535,7 +545,7 @@ def search(
     idx = _index_for(index_path, mix_punctuation=mix_punctuation)
     try:
         if _is_ranked(idx, pattern, variants, max_insert, max_delete):
-            _plain_only(files_with_matches, invert_match, context)
+            _plain_only(files_with_matches, invert_match, _context(context, after_context, before_context))
             _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
                          max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset,
                          page=limit, max_count=max_count, line_number=line_number,
@@ -548,7 +558,7 @@ def search(
                          with_filename=with_filename, only_matching=only_matching, count=count,
                          count_matches=count_matches, json_out=json_out, max_count=max_count, color=color,
                          stats=stats, quiet=quiet, offset=offset, page=limit, files=files_with_matches,
-                         invert=invert_match, context=context)
+                         invert=invert_match, context=_context(context, after_context, before_context))
         res = idx.search(pattern, _thresholds(threshold), warn=False)
         _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
               count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
@@ -573,6 +583,7 @@ def grep(
     penalty: Penalty = 0.9, offset: Offset = 0, limit: Limit = None, max_runtime: MaxRuntime = None,
     ignore_case: IgnoreCase = False, word_regexp: WordRegexp = False,
     files_with_matches: FilesWithMatches = False, invert_match: InvertMatch = False, context: Context = 0,
+    after_context: After = None, before_context: Before = None,
 ) -> None:
     """Soft grep without an index (scans every window; fine for files up to a few million tokens).
     Wildcards, --variants and --max-insert/--max-delete build an in-memory suffix array (see search)."""
@@ -592,7 +603,7 @@ def grep(
     with_filename = with_filename or len(idx.meta["sources"]) > 1
     try:
         if _is_ranked(idx, pattern, variants, max_insert, max_delete):
-            _plain_only(files_with_matches, invert_match, context)
+            _plain_only(files_with_matches, invert_match, _context(context, after_context, before_context))
             _emit_ranked(idx, pattern, threshold, variants=variants, top_k=top_k, score=score,
                          max_insert=max_insert, max_delete=max_delete, penalty=penalty, offset=offset,
                          page=limit, max_count=max_count, line_number=line_number,
@@ -605,7 +616,7 @@ def grep(
                          only_matching=only_matching, count=count, count_matches=count_matches,
                          json_out=json_out, max_count=max_count, color=color, stats=stats, quiet=quiet,
                          offset=offset, page=limit, files=files_with_matches, invert=invert_match,
-                         context=context)
+                         context=_context(context, after_context, before_context))
         res = idx.search(pattern, thr, warn=False)
         _emit(res, line_number=line_number, with_filename=with_filename, only_matching=only_matching,
               count=count, count_matches=count_matches, json_out=json_out, kwic=kwic, sort=sort, width=width,
