@@ -97,11 +97,14 @@ def plot(points: list[PowerPoint], path: Path, alpha: float, target: float, titl
     x = [p.N for p in points]
     y = np.array([p.power for p in points])
     se = np.array([p.stderr for p in points])
-    ax.errorbar(x, y, yerr=1.96 * se, fmt="o-", capsize=3, label="power (± 1.96 SE)")
+    err = np.stack([np.minimum(1.96 * se, y), np.minimum(1.96 * se, 1 - y)])  # clipped to [0, 1]
+    ax.errorbar(x, y, yerr=err, fmt="o-", capsize=3, label="power (± 1.96 SE)")
     ax.axhline(alpha, color="grey", ls="--", lw=1, label=f"alpha = {alpha:g} (no difference)")
     ax.axhline(target, color="C2", ls=":", lw=1, label=f"target {target:.0%}")
     ax.set(xscale="log", xlabel="N (completions per side, all prompts)", ylabel="power", ylim=(-0.02, 1.02),
            title=title)
+    ax.set_xticks(x, [str(v) for v in x])
+    ax.minorticks_off()
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
