@@ -150,3 +150,32 @@ def test_rewire_bad_input():
     with pytest.raises(UserError, match="iterations"):
         rewire(rs, "fosr", iterations=-1)
     assert rewire(rs, "none") is rs
+
+
+# ---- Ollivier-Ricci without POT's import (issue #48) -------------------------------------------------------
+
+def test_ollivier_linprog_equals_pot_on_random_graphs():
+    pytest.importorskip("ot")
+    from iclr25.simplicial_oversquashing.curvature import ollivier_ricci
+    for seed in range(4):
+        G = nx.gnp_random_graph(12, 0.35, seed=seed)
+        for alpha in (0.0, 0.5):
+            a = ollivier_ricci(G, alpha, solver="linprog")
+            b = ollivier_ricci(G, alpha, solver="pot")
+            assert a.keys() == b.keys() and max(abs(a[e] - b[e]) for e in a) < 1e-9
+
+
+def test_cli_ollivier_on_a_small_graph_does_not_import_pot(tmp_path):
+    import subprocess
+    import sys
+    p = tmp_path / "g.txt"
+    p.write_text("".join(f"{i} {(i + 1) % 16}\n" for i in range(16)) + "0 8\n")
+    code = ("import sys\nfrom iclr25.core.cli import main\ntry:\n    main(['iclr25', "
+            "'simplicial_oversquashing', "
+            f"'curvature', '--edges', {str(p)!r}, '--kappa', 'ollivier'])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\nprint('POT imported' if 'ot' in sys.modules else 'POT not "
+            "imported')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-1500:]
+    assert "ollivier on the none influence graph: 17 edges" in out.stdout
+    assert out.stdout.strip().endswith("POT not imported")

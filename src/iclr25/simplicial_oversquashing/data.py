@@ -58,6 +58,93 @@ def ring_transfer(n: int, samples: int = 1000, classes: int = 5, lift: str = "no
                      f"RingTransfer(n={n}, lift={lift})")
 
 
+# ---- NeighborsMatch and the tree task (Alon & Yahav 2021; the paper's data/nmatch.py, data/tree.py) --------
+
+def path_of_cliques(num_cliques: int, clique_size: int) -> nx.Graph:
+    """`num_cliques` cliques of `clique_size` nodes, clique i's last node joined to clique i+1's first."""
+    G = nx.Graph()
+    for i in range(num_cliques):
+        base = i * clique_size
+        G.add_edges_from((base + j, base + k) for j in range(clique_size) for k in range(j))
+        if i < num_cliques - 1:
+            G.add_edge(base + clique_size - 1, base + clique_size)
+    return G
+
+
+def tree_with_tails(depth: int, cycles: bool = False) -> tuple[nx.Graph, list[int]]:
+    """A binary tree of `depth` levels (root 0) with a 2-node line (or, `cycles`, a 4-cycle) hanging off
+    each leaf; returns the graph and the tails' far nodes (the nodes to match)."""
+    G = nx.balanced_tree(2, depth - 1)
+    leaves = [v for v in G if G.degree(v) == 1 and v != 0]
+    ends = []
+    for leaf in leaves:
+        a, b = G.number_of_nodes(), G.number_of_nodes() + 1
+        if cycles:
+            c = b + 1
+            G.add_edges_from([(leaf, a), (a, b), (b, c), (c, leaf)])
+        else:
+            G.add_edges_from([(leaf, a), (a, b)])
+        ends.append(b)
+    return G, ends
+
+
+def _matching_task(G: nx.Graph, root: int, to_match: list[int], samples: int, lift: str, seed: int,
+                   name: str) -> GraphTask:
+    """NeighborsMatch on G: each of the K nodes `to_match` holds a distinct class in 0..K-1 (a random
+    permutation), the root holds one of them; the label is which of the K nodes holds the root's class.
+    Features: one-hot class (K + 1 values; the last for 'no class') and a one-hot node index, so the root
+    can tell the candidates apart."""
+    if not isinstance(samples, int) or samples < 1:
+        raise UserError(f"samples must be a positive integer, got {samples!r}")
+    n, k = G.number_of_nodes(), len(to_match)
+    template = RelationalStructure.from_graph(G, lift=lift, x=np.ones((n, k + 1 + n)))
+    rng = np.random.default_rng(seed)
+    structures, labels = [], []
+    for _ in range(samples):
+        classes = rng.permutation(k)
+        label = int(rng.integers(k))
+        entry = np.full(n, k)
+        entry[to_match] = classes
+        entry[root] = classes[label]
+        structures.append(template.with_node_features(np.concatenate([np.eye(k + 1)[entry], np.eye(n)], 1)))
+        labels.append(label)
+    return GraphTask(structures, np.array(labels, dtype=np.int64), np.full(samples, root, dtype=np.int64), k,
+                     name)
+
+
+def neighbors_match(num_cliques: int = 3, clique_size: int = 5, samples: int = 1000, lift: str = "none",
+                    seed: int = 0) -> GraphTask:
+    """NeighborsMatch on a path of cliques (the paper's setting): the root is the last node of the last
+    clique, the candidates the first clique's nodes but its bridge end (clique_size − 1 classes).
+
+    >>> t = neighbors_match(2, 4, samples=6)
+    >>> t.classes, int(t.roots[0]), t.structures[0].num_cells
+    (3, 7, 8)
+    """
+    if (not isinstance(num_cliques, int) or num_cliques < 1 or not isinstance(clique_size, int)
+            or clique_size < 3):
+        raise UserError(f"need num_cliques >= 1 and clique_size >= 3, got {num_cliques!r}, {clique_size!r}")
+    G = path_of_cliques(num_cliques, clique_size)
+    return _matching_task(G, num_cliques * clique_size - 1, list(range(clique_size - 1)), samples, lift, seed,
+                          f"NeighborsMatch(cliques={num_cliques}x{clique_size}, lift={lift})")
+
+
+def tree_match(depth: int = 3, cycles: bool = False, samples: int = 1000, lift: str = "none", seed: int = 0
+               ) -> GraphTask:
+    """The tree task: NeighborsMatch from the root of a binary tree to the ends of the tails (lines, or
+    4-cycles with `cycles`) hanging off its leaves.
+
+    >>> t = tree_match(3, samples=4)
+    >>> t.classes, t.structures[0].num_cells
+    (4, 15)
+    """
+    if not isinstance(depth, int) or depth < 2:
+        raise UserError(f"tree depth must be an integer >= 2, got {depth!r}")
+    G, ends = tree_with_tails(depth, cycles)
+    return _matching_task(G, 0, ends, samples, lift, seed,
+                          f"Tree(depth={depth}, {'cycles' if cycles else 'lines'}, lift={lift})")
+
+
 # ---- curvature demo graphs --------------------------------------------------------------------------------
 
 def dumbbell(clique: int = 4) -> nx.Graph:

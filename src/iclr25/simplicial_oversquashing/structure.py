@@ -16,7 +16,9 @@ import networkx as nx
 import numpy as np
 
 from iclr25.core.errors import UserError
-from iclr25.simplicial_oversquashing.lifts import LIFTS, Cell, clique_cells, ring_cells
+from iclr25.simplicial_oversquashing.lifts import LIFTS, MAX_CELLS, Cell, clique_cells, ring_cells
+
+MAX_TUPLES = 5_000_000  # relation tuples of one structure (about 0.5 GB while it is built)
 
 RELATIONS = ("upper", "lower", "boundary", "coboundary", "rewire")
 FORMAT = "iclr25.simplicial_oversquashing.relational_structure"
@@ -157,7 +159,8 @@ class RelationalStructure:
 
         lift: "none" (the graph: vertices and UPPER pairs), "clique" (clique complex up to `max_dim`) or
         "ring" (CWN cell complex: chordless cycles of length <= `max_ring` become 2-cells). `x`: (n, d)
-        node features, rows in sorted node-id order; default all ones.
+        node features, rows in sorted node-id order; default all ones. A lift over the budget (MAX_CELLS
+        cells or MAX_TUPLES relation tuples) is refused with a UserError before it is built.
 
         >>> rs = RelationalStructure.from_graph([(0, 1), (1, 2), (2, 0)], lift="clique")
         >>> rs.num_cells, {k: len(v) for k, v in rs.relations.items()}["upper"]
@@ -175,8 +178,8 @@ class RelationalStructure:
         if lift == "none":
             rs = cls._graph(G, xn)
         else:
-            cells, facets = (clique_cells(G, int(max_dim)) if lift == "clique"
-                             else ring_cells(G, int(max_ring), int(max_dim)))
+            cells, facets = (clique_cells(G, int(max_dim), MAX_CELLS) if lift == "clique"
+                             else ring_cells(G, int(max_ring), int(max_dim), MAX_CELLS))
             rs = cls._complex(cells, facets, xn)
         rs.lift = lift
         rs.node_ids = node_ids
@@ -200,6 +203,10 @@ class RelationalStructure:
         for c, fs in enumerate(faces):
             for f in fs:
                 cofaces[f].append(c)
+        tuples = sum(len(g) * (len(g) - 1) for g in (*faces, *cofaces)) + 2 * sum(len(fs) for fs in faces)
+        if tuples > MAX_TUPLES:
+            raise UserError(f"the lift would hold {tuples:,} relation tuples, more than the budget of "
+                            f"{MAX_TUPLES:,} (about 0.5 GB): refused; lower --max-dim / --max-ring")
         b_src, b_dst = [], []
         for c, fs in enumerate(faces):  # B(σ): σ receives from each facet τ
             b_src += fs

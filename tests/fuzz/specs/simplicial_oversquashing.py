@@ -5,11 +5,14 @@ from ..spec import Spec
 SPECS = [
     Spec("simplicial_oversquashing lift", {"edges": "{edges}", "lift": "clique", "out": "{tmp}/rs.json"}),
     Spec("simplicial_oversquashing curvature", {"edges": "{edges}", "lift": "ring", "top": "3"}),
-    Spec("simplicial_oversquashing rewire", {"edges": "{edges}", "method": "fosr", "iterations": "3",
+    Spec("simplicial_oversquashing rewire", {"edges": "{edges}", "method": "fosr", "steps": "3",
                                              "out": "{tmp}/rewired.txt"}),
     Spec("simplicial_oversquashing train", {"tu_dir": "{tu}", "lift": "clique", "rewire": "fosr",
-                                            "iterations": "2", "seeds": "1", "epochs": "3", "hidden": "8",
+                                            "steps": "2", "n_seeds": "1", "epochs": "3", "hidden": "8",
                                             "layers": "2"}),
+    Spec("simplicial_oversquashing transfer", {"task": "ring", "sizes": "6", "lifts": "none,ring",
+                                               "hidden": "8", "samples": "20", "epochs": "1", "n_seeds": "1",
+                                               "out": "{tmp}/runs.csv"}),
 ]
 
 # Two triangles joined by a bridge (3-4), and a 4-ring hanging off node 6.
