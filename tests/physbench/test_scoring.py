@@ -64,6 +64,18 @@ def test_lenient_extractor_is_opt_in():
     assert score(preds, GT, lenient=True).correct == 1
 
 
+def test_lenient_reads_a_lone_lower_case_letter_but_not_an_article():
+    assert [lenient_letter(t) for t in ("d", " d.", "(c)", "b. red", "a) ball")] == ["D", "D", "C", "B", "A"]
+    assert lenient_letter("a ball") == "" and lenient_letter("d is wrong, so") == ""
+
+
+def test_missing_predictions_can_count_wrong():
+    preds = [{"idx": 1, "answer": GT[1]["answer"]}]
+    dropped, counted = score(preds, GT), score(preds, GT, missing="wrong")
+    assert (dropped.correct, dropped.total, dropped.missing) == (1, 1, 0)
+    assert (counted.correct, counted.total, counted.missing) == (1, len(GT), len(GT) - 1)
+
+
 def test_hand_scored_report_and_tables_add_up():
     preds = [
         {"idx": 0, "answer": "ABCD"},

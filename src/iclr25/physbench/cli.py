@@ -3,6 +3,7 @@ wrapped in PhysAgent), and generate PhysBench-Synth.
 
     iclr25 physbench score --pred preds.json --gt val_answer.json
     iclr25 physbench eval --data ./PhysBench --split val --base-url http://127.0.0.1:8000/v1 --model NAME
+    iclr25 physbench eval ... --grid          # single-image models: 2x2 grid of the video frames
     iclr25 physbench synth --n 2000 --out synth/
 """
 
@@ -42,8 +43,13 @@ def score(
         ),
     ] = False,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="also write the report as JSON here")
+        Path | None, typer.Option("-o", "--out", "--json", help="also write the report as JSON here")
     ] = None,
+    all_rows: Annotated[
+        bool,
+        typer.Option(help="also count answer rows without a prediction as wrong (the official denominator "
+                          "is the submitted rows only)"),
+    ] = False,
 ) -> None:
     """Score predictions with the official rule (pred == gt or pred.startswith(gt), over submitted rows)
     and print accuracy overall and per domain / sub-type / ability / mode."""
@@ -52,8 +58,15 @@ def score(
     from iclr25.physbench.scoring import score as score_fn
 
     if json_out is not None:
-        output_path(json_out, "--json", (".json",))
-    rep = score_fn(read_json(pred, "--pred"), read_json(gt, "--gt"), lenient=lenient)
+        output_path(json_out, "--out", (".json",))
+    preds, truth = read_json(pred, "--pred"), read_json(gt, "--gt")
+    rep = score_fn(preds, truth, lenient=lenient, missing="wrong" if all_rows else "drop")
+    n_truth = len(truth) if isinstance(truth, list) else 0
+    n_pred = len(preds) if isinstance(preds, list) else 0
+    if not all_rows and n_pred < n_truth:
+        typer.echo(f"note: {n_truth - n_pred} answer rows have no prediction; the official rule leaves them "
+                   f"out "
+                   "of the denominator (--all-rows counts them wrong)")
     typer.echo(rep.table())
     if json_out is not None:
         json_out.write_text(json.dumps(rep.to_dict(), indent=1))
@@ -76,23 +89,32 @@ def eval_(
     agent: Annotated[
         bool,
         typer.Option(
-            help="wrap the model in PhysAgent (router, experts, knowledge, 3-run self-verification)"
+            help="wrap the model in PhysAgent: its tools' notes (facts, the option they point to) go into "
+            "the prompt and the model answers (one call per question)"
         ),
+    ] = False,
+    grid: Annotated[
+        bool,
+        typer.Option(help="single-image models: tile each video's frames into one numbered 2x2 image "
+                          "(the official harness's grid, with its prompt prefix)"),
     ] = False,
     n_frames: Annotated[int, count("frames sampled uniformly per video", 64)] = 8,
     limit: Annotated[int | None, count("ask only the first N questions", 100_000)] = None,
-    out: Annotated[Path | None, typer.Option(help="write the predictions (EvalAI format) here")] = None,
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="write the predictions (EvalAI format) "
+                                                                   "here")] = None,
     api_key: Annotated[
         str | None, typer.Option(envvar="OPENAI_API_KEY", help="bearer token, if the server needs one")
     ] = None,
     timeout: Annotated[float, typer.Option(help="seconds per request")] = 60.0,
 ) -> None:
     """Ask a served VLM every question (8 uniform frames per video, the official prompt), write the
-    submission file, and score it when the answers are in the folder."""
+    submission file, and score it when the answers are in the folder: the official strict rule and a
+    lenient letter extraction side by side. A failed request leaves its question unanswered (counted
+    wrong); the run stops only when the first three requests fail."""
     from iclr25.core.runtime import pin_threads
     from iclr25.physbench.evaluate import OpenAICompatibleVLM, evaluate
     from iclr25.physbench.harness import load
-    from iclr25.physbench.scoring import check_answers, write_submission
+    from iclr25.physbench.scoring import check_answers, lenient_letter, score, write_submission
 
     finite(timeout, "--timeout", 0.0, 3600.0, low_open=True)
     if out is not None:
@@ -111,35 +133,54 @@ def eval_(
     if agent:
         pin_threads()
         from iclr25.physbench.agent import PhysAgent
-        from iclr25.physbench.depthnet import DepthNet
-        from iclr25.physbench.experts import BlobDetector
-        from iclr25.physbench.knowledge import KnowledgeMemory
 
-        runner = PhysAgent(
-            vlm, {"detector": BlobDetector(), "depth": DepthNet().fit()}, KnowledgeMemory.default()
-        )
-    preds, rep = evaluate(runner, items, answers, n_frames=n_frames)
-    typer.echo(f"asked {len(items)} questions ({vlm.calls} model calls)")
-    if rep is not None:
-        typer.echo(rep.table())
+        runner = PhysAgent(vlm, mode="prompted", n_frames=n_frames)
+    preds, _ = evaluate(runner, items, None, n_frames=n_frames, grid=grid, skip_failures=True)
+    unanswered = len(items) - len(preds)
+    no_letter = sum(1 for p in preds.values() if not lenient_letter(p))
+    typer.echo(f"asked {len(items)} questions with {vlm.calls} model calls"
+               + (f" ({'2x2 grid' if grid else f'{n_frames} frames'} per video)"))
+    if unanswered:
+        typer.echo(f"warning: {unanswered} requests failed; those questions have no prediction and are "
+                   "counted wrong", err=True)
+    if answers is not None:
+        asked = [a for a in answers if a["idx"] in {it.idx for it in items}]
+        strict = score(preds, asked, missing="wrong")
+        loose = score(preds, asked, lenient=True, missing="wrong")
+        typer.echo(f"official rule (pred == gt or pred.startswith(gt)): {strict.overall:.2f} "
+                   f"({strict.correct}/{strict.total}); lenient letter extraction (not official): "
+                   f"{loose.overall:.2f} ({loose.correct}/{loose.total}); chance 25.00")
+        if no_letter:
+            typer.echo(f"{no_letter} replies hold no answer letter at all")
+        if loose.correct > strict.correct:
+            typer.echo("note: replies are not bare letters ('The answer is B.'); the official rule scores "
+                       "them wrong, the lenient row reads the letter")
+        typer.echo(strict.table())
+        if strict.overall <= 25.0:
+            typer.echo("warning: the model does not beat chance (25 %) under the official rule", err=True)
     if out is not None:
-        write_submission(preds, out)
-        typer.echo(f"wrote {out}")
+        write_submission({i: lenient_letter(p) or p for i, p in preds.items()}, out)
+        typer.echo(f"wrote {out} (replies reduced to their letter where one was found)")
 
 
 @app.command()
 def synth(
-    out: Annotated[Path, typer.Option(help="folder to write test.json, val_answer.json, image/, video/")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="folder to write test.json, val_answer.json, "
+                                                         "image/, video/")],
     n: Annotated[int, count("number of items", 200_000)] = 2000,
     seed: Seed = 0,
     part: Annotated[
         str, typer.Option(help="train | test: which half of the attribute table's objects")
     ] = "test",
+    heldout: Annotated[
+        bool, typer.Option(help="held-out wordings and scene parameters outside the training ranges (an "
+                                "evaluation set no model was trained on)")
+    ] = False,
 ) -> None:
     """Generate PhysBench-Synth in the official layout (videos as mp4 via PyAV)."""
     from iclr25.physbench import synth as synth_mod
 
     output_dir(out, "--out")
-    s = synth_mod.generate(n, seed=seed, part=part)
+    s = synth_mod.generate(n, seed=seed, part=part, heldout=heldout)
     synth_mod.write(s, out)
-    typer.echo(f"wrote {n} items to {out}")
+    typer.echo(f"wrote {n} items to {out}" + (" (held-out wordings and scenes)" if heldout else ""))

@@ -19,6 +19,19 @@ from iclr25.core.errors import UserError
 from iclr25.core.runtime import progress
 from iclr25.physbench.harness import Item, frames
 from iclr25.physbench.scoring import Report, score
+from iclr25.physbench.taxonomy import GRID_PREFIX
+
+
+def ask(model: Any, item: Item, n_frames: int = 8, grid: bool = False) -> str:
+    """One item: videos as n_frames uniform frames (with `grid`, tiled into the numbered 2x2 image of
+    single-image models, the official prompt prefixed as the official harness does), the official
+    prompt; PhysAgent (`qa_item`) reads the whole item."""
+    if hasattr(model, "qa_item"):
+        return str(model.qa_item(item)).strip()
+    prompt = item.prompt()
+    if grid and any(item.visual(i).ndim == 4 for i in range(len(item.file_name))):
+        prompt = GRID_PREFIX + prompt
+    return str(model.qa(frames(item, n_frames, grid=grid), prompt, item.mode)).strip()
 
 
 def evaluate(
@@ -27,19 +40,30 @@ def evaluate(
     answers: list[dict[str, Any]] | None = None,
     n_frames: int = 8,
     lenient: bool = False,
+    grid: bool = False,
+    skip_failures: bool = False,
 ) -> tuple[dict[int, str], Report | None]:
-    """Ask `model` every item (videos as n_frames uniform frames, the official prompt); returns the raw
-    predictions idx -> reply and, when `answers` are given, the official `Report`."""
+    """Ask `model` every item; returns the raw predictions idx -> reply and, when `answers` are given,
+    the official `Report`. `skip_failures`: a request that fails (server error, timeout) leaves that item
+    without a prediction instead of stopping the run (unless the first three all fail: the server is
+    down); the report then counts every question without a prediction as wrong."""
     if not (hasattr(model, "qa") or hasattr(model, "qa_item")):
         raise UserError(f"model {type(model).__name__} has no qa(images, prompt, mode) method")
     preds: dict[int, str] = {}
-    for it in progress(list(items), "asking the model"):
-        if hasattr(model, "qa_item"):  # PhysAgent reads the whole item (description, option images)
-            reply = model.qa_item(it)
-        else:
-            reply = model.qa(frames(it, n_frames), it.prompt(), it.mode)
-        preds[it.idx] = str(reply).strip()
-    return preds, (score(preds, answers, lenient=lenient) if answers is not None else None)
+    failed = 0
+    for k, it in enumerate(progress(list(items), "asking the model")):
+        try:
+            preds[it.idx] = ask(model, it, n_frames, grid)
+        except UserError:
+            failed += 1
+            if not skip_failures or failed == k + 1 == 3:
+                raise
+    rep = None
+    if answers is not None:
+        asked = {it.idx for it in items}
+        rep = score(preds, [a for a in answers if a["idx"] in asked], lenient=lenient,
+                    missing="wrong" if skip_failures else "drop")
+    return preds, rep
 
 
 def _png_data_url(img: np.ndarray) -> str:

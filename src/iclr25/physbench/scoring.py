@@ -21,6 +21,7 @@ ANSWER_FIELDS = ("idx", "answer", "task_type", "sub_type", "ability_type", "mode
 _LENIENT = (
     re.compile(r"answer\s*(?:is|:)?\s*\(?([ABCD])\b", re.I),  # "The answer is B", "Answer: (c)"
     re.compile(r"^\W*\(?([ABCD])\)?(?:[.:)\s]|$)"),  # "B", "(B)", "B. red", " C"
+    re.compile(r"^\W*\(?([abcd])(?:\)|[.:](?:\s|$)|\s*$)"),  # a lone lower-case "d", "(c)", "b. red"
     re.compile(r"\b([ABCD])\b"),
 )  # a standalone capital letter anywhere
 
@@ -32,7 +33,8 @@ def answer_true(pred: str, gt: str) -> bool:
 
 def lenient_letter(text: str) -> str:
     """Opt-in extraction of one letter from a free-form reply ('' when none is found): "the answer is
-    b" -> "B", "(C) red" -> "C". Not the official rule; reported beside it, never instead of it."""
+    b" -> "B", "(C) red" -> "C", "d" -> "D" (a lower-case letter only when it stands alone: "a ball" has
+    none). Not the official rule; reported beside it, never instead of it."""
     text = str(text).strip()
     for pattern in _LENIENT:
         m = pattern.search(text)
@@ -48,6 +50,7 @@ class Report:
 
     correct: int
     total: int
+    missing: int = 0  # answer rows with no prediction, counted wrong (score(..., missing="wrong"))
     by_task: dict[str, tuple[int, int]] = field(default_factory=dict)
     by_sub: dict[str, tuple[int, int]] = field(default_factory=dict)
     by_ability: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -67,6 +70,7 @@ class Report:
             "overall": self.overall,
             "correct": self.correct,
             "rows": self.total,
+            "missing_counted_wrong": self.missing,
             "task_type": acc(self.by_task),
             "sub_type": acc(self.by_sub),
             "ability_type": acc(self.by_ability),
@@ -75,7 +79,9 @@ class Report:
 
     def table(self) -> str:
         """A plain-text table in the official order (empty categories left out)."""
-        lines = [f"overall  {self.overall:6.2f}  ({self.correct}/{self.total})"]
+        lines = [f"overall  {self.overall:6.2f}  ({self.correct}/{self.total}; chance 25.00)"]
+        if self.missing:
+            lines[0] += f"  [{self.missing} rows without a prediction counted wrong]"
         for title, tab, order in (
             ("task_type", self.by_task, TASK_TYPES),
             ("sub_type", self.by_sub, SUB_TYPES),
@@ -135,10 +141,14 @@ def check_predictions(pred: Any, where: str = "prediction file") -> dict[int, st
     return out
 
 
-def score(pred: Any, gt: Any, lenient: bool = False) -> Report:
+def score(pred: Any, gt: Any, lenient: bool = False, missing: str = "drop") -> Report:
     """Score predictions against answer records with the official rule. Every predicted idx must be in
-    the answers (unknown idx: UserError); answers without a prediction are not counted (the official
-    denominator is the submitted rows). `lenient` first extracts a letter with `lenient_letter`."""
+    the answers (unknown idx: UserError). Answers without a prediction: `missing="drop"` leaves them out
+    (the official denominator is the submitted rows), `missing="wrong"` counts them wrong (every asked
+    question in the denominator; `Report.missing` says how many). `lenient` first extracts a letter with
+    `lenient_letter`."""
+    if missing not in ("drop", "wrong"):
+        raise ValueError(f"missing must be 'drop' or 'wrong', got {missing!r}")
     preds = pred if isinstance(pred, dict) else check_predictions(pred)
     answers = check_answers(gt)
     unknown = [i for i in preds if i not in answers]
@@ -147,9 +157,14 @@ def score(pred: Any, gt: Any, lenient: bool = False) -> Report:
             f"prediction idx {unknown[0]} is not in the answer file ({len(unknown)} unknown idx in all)"
         )
     rep = Report(0, 0)
-    for idx, p in preds.items():
+    rows = dict(preds)
+    if missing == "wrong":
+        absent = [i for i in answers if i not in preds]
+        rep.missing = len(absent)
+        rows.update({i: None for i in absent})
+    for idx, p in rows.items():
         a = answers[idx]
-        ok = int(answer_true(lenient_letter(p) if lenient else p, a["answer"]))
+        ok = 0 if p is None else int(answer_true(lenient_letter(p) if lenient else p, a["answer"]))
         rep.correct += ok
         rep.total += 1
         for table, key in (

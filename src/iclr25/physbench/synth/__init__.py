@@ -1,6 +1,9 @@
 """PhysBench-Synth: pymunk-simulated 2-D scenes drawn with Pillow, emitted in the official PhysBench record
 format (test.json + val_answer.json + image/ + video/) with answers known from geometry, closed forms or
 simulation. 15 sub-types over all 4 domains, 8 abilities and 3 modes; answer letters exactly balanced.
+`heldout=True` words the questions with the held-out wordings (`synth.heldout`) and draws every scene's
+parameters outside the training ranges, in shifted colour shades: the evaluation set no model or agent
+was built on.
 
 >>> s = generate(15, seed=0)
 >>> len(s.items), sorted({a["task_type"] for a in s.answers})
@@ -20,7 +23,8 @@ import numpy as np
 from iclr25.core.errors import UserError
 from iclr25.core.runtime import atomic_write, progress
 from iclr25.physbench.harness import Item
-from iclr25.physbench.synth.scenes import GENERATORS, SYNTH_SUB_TYPES, Scene, finish_depth
+from iclr25.physbench.synth.render import Look
+from iclr25.physbench.synth.scenes import GENERATORS, SYNTH_SUB_TYPES, Ask, Scene, finish_depth
 from iclr25.physbench.taxonomy import LETTERS
 
 PARTS = ("train", "test")
@@ -50,19 +54,29 @@ def _placeholder(a: np.ndarray) -> str:
 
 
 def make_item(
-    i: int, seed: int, sub: str, letter: str, part: str, idx0: int = 0
+    i: int, seed: int, sub: str, letter: str, part: str, idx0: int = 0, heldout: bool = False
 ) -> tuple[Item, dict[str, Any], dict[str, Any]]:
-    """Item number i of a set: its own RNG stream, so any item can be rebuilt alone."""
+    """Item number i of a set: its own RNG streams (scene, wording, colours), so any item can be rebuilt
+    alone. `heldout`: held-out wording and scene parameters."""
+    from iclr25.physbench.synth.heldout import HELDOUT
+    from iclr25.physbench.synth.wording import TEMPLATE
+
     gen, task, ability, mode = GENERATORS[sub]
-    rng = np.random.default_rng([seed, i, PARTS.index(part)])
-    scene: Scene = gen(rng, part) if sub == "attribute" else gen(rng)
+    p = PARTS.index(part)
+    rng = np.random.default_rng([seed, i, p])
+    if heldout:
+        ask = Ask(HELDOUT, np.random.default_rng([seed, i, p, 77]), True,
+                  Look.heldout(np.random.default_rng([seed, i, p, 5])), part)
+    else:
+        ask = Ask(TEMPLATE, None, False, Look.train(), part)
+    scene: Scene = gen(rng, ask)
     correct = LETTERS.index(letter)
     rest = list(rng.permutation(3) + 1)
     order = rest[:correct] + [0] + rest[correct:]  # order[slot] = scene option index
     idx = idx0 + i
     if sub == "depth":
         scene.points = [scene.points[j] for j in order]
-        finish_depth(scene, list(LETTERS))
+        finish_depth(scene, list(LETTERS), ask)
         options = scene.options
     else:
         options = [scene.options[j] for j in order]
@@ -84,7 +98,7 @@ def make_item(
         split="val",
         description=scene.description,
         object=objects,
-        scene="PhysBench-Synth 2-D",
+        scene="PhysBench-Synth 2-D" + (" (held-out)" if heldout else ""),
         source="simulation",
         media=media,
     )
@@ -100,11 +114,13 @@ def make_item(
 
 
 def generate(
-    n: int, seed: int = 0, part: str = "test", sub_types: Sequence[str] | None = None, idx0: int = 0
+    n: int, seed: int = 0, part: str = "test", sub_types: Sequence[str] | None = None, idx0: int = 0,
+    heldout: bool = False,
 ) -> SynthSet:
     """n items, sub-types and answer letters each spread evenly (counts differ by at most one) in a
     seeded random order. `part` picks the half of the attribute table's objects ('train' / 'test':
-    disjoint) so a model trained on one part cannot memorise the other."""
+    disjoint) so a model trained on one part cannot memorise the other. `heldout`: held-out wordings and
+    scene parameters outside the training ranges (evaluation only)."""
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise UserError(f"n must be a positive integer, got {n!r}")
     if n > MAX_ITEMS:
@@ -121,8 +137,8 @@ def generate(
     sub_of = rng.permutation(np.resize(np.array(subs), n))
     letter_of = rng.permutation(np.resize(np.array(LETTERS), n))
     items, answers, truth = [], [], {}
-    for i in progress(range(n), "PhysBench-Synth", total=n):
-        it, ans, tr = make_item(i, seed, str(sub_of[i]), str(letter_of[i]), part, idx0)
+    for i in progress(range(n), "PhysBench-Synth" + (" (held-out)" if heldout else ""), total=n):
+        it, ans, tr = make_item(i, seed, str(sub_of[i]), str(letter_of[i]), part, idx0, heldout)
         items.append(it)
         answers.append(ans)
         truth[it.idx] = tr

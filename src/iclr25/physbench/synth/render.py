@@ -1,7 +1,12 @@
-"""Drawing PhysBench-Synth scenes with Pillow: a fixed palette of named colours (the experts' detector
-uses the same names), discs, polygons and pymunk bodies on a 96x96 canvas (image y points down)."""
+"""Drawing PhysBench-Synth scenes with Pillow: a palette of named colours, discs, polygons and pymunk
+bodies on a 96x96 canvas (image y points down). Training scenes use the exact palette on a grey
+background; held-out scenes (`Look.heldout`) shift each colour's hue and brightness and tint the
+background, so a model that learned the exact RGB values meets shades it never saw."""
 
 from __future__ import annotations
+
+import colorsys
+from dataclasses import dataclass, field
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -20,6 +25,35 @@ COLOURS: dict[str, tuple[int, int, int]] = {
     "orange": (245, 135, 20),
 }
 COLOUR_NAMES = tuple(COLOURS)
+
+
+@dataclass
+class Look:
+    """The colours of one scene: name -> RGB for the objects, and the background. `Look.train()` is the
+    exact palette; `Look.heldout(rng)` draws shades outside it (hue ± 6-12 degrees, value x 0.78-0.92,
+    a tinted background) that keep each colour's name."""
+
+    colours: dict[str, tuple[int, int, int]] = field(default_factory=lambda: dict(COLOURS))
+    background: tuple[int, int, int] = BACKGROUND
+
+    @classmethod
+    def train(cls) -> Look:
+        return cls()
+
+    @classmethod
+    def heldout(cls, rng: np.random.Generator) -> Look:
+        out = {}
+        for name, rgb in COLOURS.items():
+            h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb))
+            dh = float(rng.uniform(6, 12)) * (1 if rng.random() < 0.5 else -1) / 360
+            r, g, b = colorsys.hsv_to_rgb((h + dh) % 1.0, min(1.0, s * float(rng.uniform(0.85, 1.0))),
+                                          v * float(rng.uniform(0.78, 0.92)))
+            out[name] = (round(255 * r), round(255 * g), round(255 * b))
+        bg = tuple(int(x) for x in rng.integers(214, 236, size=3))
+        return cls(out, bg)  # type: ignore[arg-type]
+
+    def __getitem__(self, name: str) -> tuple[int, int, int]:
+        return self.colours.get(name, BALL_BLACK)
 
 
 def canvas(bg: tuple[int, int, int] = BACKGROUND) -> tuple[Image.Image, ImageDraw.ImageDraw]:
@@ -46,13 +80,12 @@ def to_array(im: Image.Image) -> np.ndarray:
     return np.asarray(im, dtype=np.uint8).copy()
 
 
-def discs_image(
-    objs: list[tuple[float, float, float, str]], bg: tuple[int, int, int] = BACKGROUND
-) -> np.ndarray:
-    """Discs (x, y, r, colour name) drawn in order on a plain background."""
-    im, d = canvas(bg)
+def discs_image(objs: list[tuple[float, float, float, str]], look: Look | None = None) -> np.ndarray:
+    """Discs (x, y, r, colour name) drawn in order on a plain background, in `look`'s colours."""
+    look = look or Look.train()
+    im, d = canvas(look.background)
     for x, y, r, c in objs:
-        disc(d, x, y, r, COLOURS.get(c, BALL_BLACK))
+        disc(d, x, y, r, look[c])
     return to_array(im)
 
 
