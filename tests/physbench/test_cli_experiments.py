@@ -53,6 +53,9 @@ def test_score_command(data):
             data / "rep.json")
     assert r.exit_code == 0 and "overall  100.00  (8/8; chance 25.00)" in r.output
     assert json.loads((data / "rep.json").read_text())["rows"] == 8
+    r = cli("score", "--pred", data / "pred.json", "--gt", data / "syn" / "val_answer.json", "--json",
+            data / "rep2.json")  # the old spelling, a hidden alias
+    assert r.exit_code == 0 and (data / "rep2.json").is_file()
     partial = json.loads((data / "pred.json").read_text())[:6]
     (data / "six.json").write_text(json.dumps(partial))
     r = cli("score", "--pred", data / "six.json", "--gt", data / "syn" / "val_answer.json")

@@ -42,9 +42,9 @@ def score(
             "official rule; default: official strict rule)"
         ),
     ] = False,
-    json_out: Annotated[
-        Path | None, typer.Option("-o", "--out", "--json", help="also write the report as JSON here")
-    ] = None,
+    json_out: Annotated[Path | None, typer.Option("-o", "--out", help="also write the report as JSON here")
+                        ] = None,
+    json_alias: Annotated[Path | None, typer.Option("--json", hidden=True)] = None,
     all_rows: Annotated[
         bool,
         typer.Option(help="also count answer rows without a prediction as wrong (the official denominator "
@@ -57,6 +57,7 @@ def score(
 
     from iclr25.physbench.scoring import score as score_fn
 
+    json_out = json_out if json_alias is None else json_alias  # --json: the old spelling of -o/--out
     if json_out is not None:
         output_path(json_out, "--out", (".json",))
     preds, truth = read_json(pred, "--pred"), read_json(gt, "--gt")
