@@ -141,3 +141,21 @@ def test_heldout_scenes_lie_outside_the_training_ranges():
     bg_tr = {tuple(it.media[0][0, 0]) for it in tr.items if it.media[0].ndim == 3}
     bg_ho = {tuple(it.media[0][0, 0]) for it in ho.items if it.media[0].ndim == 3}
     assert bg_tr == {(240, 240, 240)} and (240, 240, 240) not in bg_ho  # tinted backgrounds
+
+
+def test_heldout_shades_keep_their_names_apart():
+    import colorsys
+
+    from iclr25.physbench.synth.render import COLOURS, Look
+
+    def hue(rgb):
+        return colorsys.rgb_to_hsv(*(c / 255 for c in rgb))[0] * 360
+
+    for k in range(20):
+        look = Look.heldout(np.random.default_rng(k))
+        hues = {n: hue(rgb) for n, rgb in look.colours.items()}
+        for n, h in hues.items():
+            assert 4 <= abs((h - hue(COLOURS[n]) + 180) % 360 - 180) <= 14  # shifted, not renamed
+        gaps = [abs((a - b + 180) % 360 - 180) for i, a in enumerate(hues.values())
+                for b in list(hues.values())[i + 1:]]
+        assert min(gaps) >= 25  # orange and yellow (19 degrees apart in the palette) move apart

@@ -30,8 +30,8 @@ COLOUR_NAMES = tuple(COLOURS)
 @dataclass
 class Look:
     """The colours of one scene: name -> RGB for the objects, and the background. `Look.train()` is the
-    exact palette; `Look.heldout(rng)` draws shades outside it (hue ± 6-12 degrees, value x 0.78-0.92,
-    a tinted background) that keep each colour's name."""
+    exact palette; `Look.heldout(rng)` draws shades outside it (hue moved 6-12 degrees away from the
+    nearest other palette colour, value x 0.78-0.92, a tinted background) that keep each colour's name."""
 
     colours: dict[str, tuple[int, int, int]] = field(default_factory=lambda: dict(COLOURS))
     background: tuple[int, int, int] = BACKGROUND
@@ -42,10 +42,15 @@ class Look:
 
     @classmethod
     def heldout(cls, rng: np.random.Generator) -> Look:
+        hues = {n: colorsys.rgb_to_hsv(*(c / 255 for c in rgb))[0] * 360 for n, rgb in COLOURS.items()}
         out = {}
         for name, rgb in COLOURS.items():
             h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb))
-            dh = float(rng.uniform(6, 12)) * (1 if rng.random() < 0.5 else -1) / 360
+            # away from the nearest other palette hue, so that no two colours of a scene meet (orange and
+            # yellow are only 19 degrees apart) and each keeps its name
+            gap = {n: (hues[n] - hues[name] + 180) % 360 - 180 for n in hues if n != name}
+            nearest = min(gap.values(), key=abs)
+            dh = float(rng.uniform(6, 12)) * (-1 if nearest > 0 else 1) / 360
             r, g, b = colorsys.hsv_to_rgb((h + dh) % 1.0, min(1.0, s * float(rng.uniform(0.85, 1.0))),
                                           v * float(rng.uniform(0.78, 0.92)))
             out[name] = (round(255 * r), round(255 * g), round(255 * b))
