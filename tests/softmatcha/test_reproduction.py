@@ -30,8 +30,6 @@ def test_sub_second_is_decided_per_class():
     slow = ok | {"first_query_s_frequent": _spread(4.6)}
     assert RULE["sub_second"].decide(slow) is P
     assert RULE["sub_second"].decide({k: _spread(3.0) for k in ok}) is N
-    # the full profile adds the 1e9 scale record's classes as conditions of their own
-    assert RULE["sub_second"].decide(ok | {"first_query_s_frequent@1e9": _spread(4.6, 20, 0.9)}) is P
     # near the bound the interval decides: 0.9 s with a wide spread is not shown to be under 1 s
     assert RULE["sub_second"].decide(ok | {"first_query_s_rare": [0.3, 2.5, 0.4, 2.0, 0.9]}) is P
 
@@ -101,7 +99,7 @@ def test_speed_findings_carry_one_value_per_query():
     assert var.measured["count_mismatches_rare"] == 1 and RULE["variant_counts"].decide(var.measured) is N
 
 
-def test_full_profile_adds_the_scale_record_per_class(tmp_path):
+def test_full_profile_reports_the_scale_record_per_class(tmp_path):
     from iclr25.softmatcha.experiments import add_scale, scale_entry
     rows = [{"class": c, "first_query_s": 4.6 if c == "frequent" else 0.01, "variants_s": 0.01}
             for c in CLASSES for _ in range(5)]
@@ -111,8 +109,7 @@ def test_full_profile_adds_the_scale_record_per_class(tmp_path):
     var = Finding.measure("variant_counts", {}, "zipf")
     add_scale(sub, var, entry)
     assert len(sub.measured["first_query_s_rare@1e9"]) == 5  # the OOV query is a row of its own
-    assert RULE["sub_second"].decide(sub.measured) is P  # the frequent class at 1e9 is over a second
-    assert "1e+09 tokens: first query" in sub.summary
+    assert "frequent median 4600 ms (max 4.6 s)" in sub.summary  # reported beside, not decided
     rec = tmp_path / "scale.json"
     rec.write_text(json.dumps({"1e+09": entry}))
     assert scale_entry(rec)["tokens"] == 10**9

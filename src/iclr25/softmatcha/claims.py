@@ -2,14 +2,13 @@
 numpy's heavier paths). Timings are per query (one value per query of a class), decided on the log scale
 (geometric means, t-intervals over queries); every condition is decided on its own, never pooled.
 
-Conditions named `<class>@1e9` are read from the scale benchmark's committed record (full profile only):
-`Each(..., measured_only=True)` decides the conditions a profile measured."""
+The scale benchmark's record (docs/full/softmatcha-scale.md) is reported beside `sub_second` and
+`variant_counts`, not decided: no 1e9-token record was made with the vectors the engine now uses."""
 
 from iclr25.core.claims import Claim
 from iclr25.core.rules import All, AnyOf, Diff, Each, Mean, Named, Rule, Test, Value
 
 CLASSES = ("rare", "medium", "frequent")
-SCALE_CLASSES = tuple(f"{c}@1e9" for c in CLASSES)  # the scale record's classes (full profile)
 PAPER_LATENCY_S = 1.0  # abstract and §5: "less than one second" per query, billion-token corpora, CPU
 MAX_SOFT_OVER_EXACT = 10.0  # "comparable to exact": soft / exact latency per class
 SLOPE_MATCHES = (0.6, 1.3)  # latency ~ matches^slope: output-sensitive
@@ -39,10 +38,9 @@ CLAIMS = [
           setup="first query of its words (Step 1 scans the vocabulary, then every match enumerated), CPU "
                 "seconds of the process, alpha 0.8, GloVe 50-d (all-but-the-top), per frequency class of the "
                 "rarest pattern word (2-4 in-vocabulary words), on a Zipf corpus of 1e8 tokens (full; 1e7 "
-                "quick); full also per class on the scale benchmark's 1e9-token record (wall seconds, "
-                "its first query of each word)",
+                "quick); the scale benchmark's record is reported beside",
           rule=Each(Rule(Test(Mean("first_query_s_{c}", "first-query latency in s", over=_Q, log=True), "<",
-                              PAPER_LATENCY_S)), CLASSES + SCALE_CLASSES, "query class", measured_only=True),
+                              PAPER_LATENCY_S)), CLASSES, "query class"),
           timing=True),
     Claim(key="comparable_to_exact",
           statement="Soft matching is comparable in speed to exact (surface) matching.",
@@ -100,11 +98,11 @@ CLAIMS = [
                 "variants and their counts (Rank | Score | #Match | String)",
           setup="top-20 ranked variants (suffix array, alpha 0.8, neighbour lists warm), CPU seconds, median "
                 "of 3 repeats per query, per query class on the largest Zipf corpus (1e8 full, 1e7 quick); "
-                "the counts of all variants against the occurrence enumerator's hits on every query; full "
-                "also per class on the scale benchmark's 1e9-token record (wall seconds)",
+                "the counts of all variants against the occurrence enumerator's hits on every query; the "
+                "scale benchmark's record is reported beside",
           rule=Each(Rule(All(Test(Mean("variants_s_{c}", "top-20 latency in s", over=_Q, log=True), "<",
                                   VARIANTS_MEDIAN_S),
                              Test(Value("count_mismatches_{c}", "queries whose counts differ"), "<=", 0))),
-                    CLASSES + SCALE_CLASSES, "query class", measured_only=True),
+                    CLASSES, "query class"),
           timing=True),
 ]
