@@ -8,7 +8,7 @@ import numpy as np
 
 def _run(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "iclr25.core.cli", "pattern_cav", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=120)
+                          capture_output=True, text=True, cwd=cwd, timeout=600)
 
 
 def _files(tmp_path, n=200, seed=0):
@@ -78,3 +78,112 @@ def test_fit_with_ground_truth_differences_prints_alignment(tmp_path):
     assert r.returncode == 0, r.stderr
     cav = np.load(tmp_path / "cav.npy")
     assert np.isclose(float(r.stdout.split("alignment=")[1].split()[0]), cav[0], atol=1e-4)
+
+
+# ---- issue #48: errors name the expected format; a CSV is read -------------------------------------
+
+def test_fit_reads_a_csv_and_names_the_formats_for_anything_else(tmp_path):
+    _files(tmp_path)
+    a, t = np.load(tmp_path / "acts.npy"), np.load(tmp_path / "labels.npy")
+    np.savetxt(tmp_path / "acts.csv", a, delimiter=",", header="x,y,z", comments="")
+    np.savetxt(tmp_path / "labels.csv", t, fmt="%d")
+    r = _run("fit", "--acts", str(tmp_path / "acts.csv"), "--labels", str(tmp_path / "labels.csv"),
+             "-o", str(tmp_path / "cav.npy"))
+    assert r.returncode == 0, r.stderr
+    assert np.allclose(np.load(tmp_path / "cav.npy"), _cav_of(a, t))
+    (tmp_path / "acts_csv.npy").write_text("1,2,3\n4,5,6\n")  # a CSV under a .npy name
+    r = _run("fit", "--acts", str(tmp_path / "acts_csv.npy"), "--labels", str(tmp_path / "labels.npy"))
+    assert r.returncode == 2 and "pickled" not in r.stderr
+    assert "is not a readable NumPy .npy file; expected a NumPy .npy/.npz array or a numeric .csv" in r.stderr
+    r = _run("fit", "--acts", str(tmp_path / "acts.parquet"), "--labels", str(tmp_path / "labels.npy"))
+    assert r.returncode == 2 and "expected a NumPy .npy/.npz array or a numeric .csv" in r.stderr
+    (tmp_path / "words.csv").write_text("a,b\nx,y\n")
+    r = _run("fit", "--acts", str(tmp_path / "words.csv"), "--labels", str(tmp_path / "labels.npy"))
+    assert r.returncode == 2 and "expected a numeric table, one row per sample" in r.stderr
+
+
+def _cav_of(a, t):
+    h = a[t == 1].mean(0) - a[t == 0].mean(0)
+    return h / np.linalg.norm(h)
+
+
+def test_score_applies_a_saved_cav_to_new_activations(tmp_path):
+    _files(tmp_path)
+    r = _run("fit", "--acts", str(tmp_path / "acts.npy"), "--labels", str(tmp_path / "labels.npy"),
+             "-o", str(tmp_path / "cav.npy"))
+    assert r.returncode == 0, r.stderr
+    _files(tmp_path, seed=1)  # new activations from the same process
+    r = _run("score", "--cav", str(tmp_path / "cav.npy"), "--acts", str(tmp_path / "acts.npy"),
+             "--labels", str(tmp_path / "labels.npy"), "-o", str(tmp_path / "s.csv"))
+    assert r.returncode == 0, r.stderr
+    assert "200 samples scored" in r.stdout and "(chance 0.5;" in r.stdout
+    assert float(r.stdout.split("concept AUC ")[1].split()[0]) > 0.75  # well above chance (0.5)
+    rows = np.loadtxt(tmp_path / "s.csv", delimiter=",", skiprows=1)
+    cav = np.load(tmp_path / "cav.npy")
+    assert rows.shape == (200, 2) and np.allclose(rows[:, 1], np.load(tmp_path / "acts.npy") @ cav, atol=1e-6)
+    np.save(tmp_path / "wide.npy", np.ones((5, 4)))
+    r = _run("score", "--cav", str(tmp_path / "cav.npy"), "--acts", str(tmp_path / "wide.npy"))
+    assert r.returncode == 2 and "the CAV has 3 dims but the activations have 4 columns" in r.stderr
+
+
+# ---- issue #52: TCAV and ClArC correction on the user's own model ----------------------------------
+
+NET = '''from torch import nn
+
+def make_net():
+    return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.AdaptiveMaxPool2d(2), nn.Flatten(),
+                         nn.Linear(16, 2))
+'''
+
+
+def _model_files(tmp_path):
+    import torch
+    (tmp_path / "net.py").write_text(NET)
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 0.3, (40, 1, 8, 8)).astype(np.float32)
+    y = np.repeat([0, 1], 20)
+    x[y == 1, 0, :2, :2] = 2.0  # the shortcut
+    mask = np.zeros_like(x, dtype=bool)
+    mask[:, 0, :2, :2] = True
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    np.save(tmp_path / "mask.npy", mask)
+    torch.manual_seed(0)
+    ns = {}
+    exec(NET, ns)
+    torch.save(ns["make_net"]().state_dict(), tmp_path / "w.pt")
+    np.save(tmp_path / "cav.npy", np.array([1.0, 0.0, 0.0, 0.0]))
+    return tmp_path
+
+
+def test_tcav_and_correct_from_the_cli(tmp_path):
+    d = _model_files(tmp_path)
+    common = ["--model", f"{d}/net.py:make_net", "--weights", str(d / "w.pt"), "--layer", "1"]
+    r = _run("tcav", *common, "--inputs", str(d / "x.npy"), "--target-class", "1", "--cav",
+             str(d / "cav.npy"), "--aggregate", "mean")
+    assert r.returncode == 0, r.stderr
+    assert "0.5 = no preference" in r.stdout and "cav.npy" in r.stdout
+    r = _run("correct", *common, "--cav", str(d / "cav.npy"), "--inputs", str(d / "x.npy"), "--labels",
+             str(d / "y.npy"), "--artifact-inputs", str(d / "x.npy"), "--artifact-masks", str(d / "mask.npy"),
+             "--epochs", "1", "-o", str(d / "fixed.pt"))
+    assert r.returncode == 0, r.stderr
+    assert "baseline: always the training majority class, accuracy 0.500" in r.stdout
+    assert "before     accuracy" in r.stdout and "RR-ClArC   accuracy" in r.stdout
+    assert r.stdout.count("relevance on the artifact") == 2 and (d / "fixed.pt").is_file()
+    r = _run("correct", *common, "--cav", str(d / "cav.npy"), "--inputs", str(d / "x.npy"), "--labels",
+             str(d / "y.npy"), "--method", "p")
+    assert r.returncode == 0, r.stderr
+    assert "P-ClArC    accuracy" in r.stdout
+
+
+def test_user_model_errors_are_one_line(tmp_path):
+    d = _model_files(tmp_path)
+    base = ["tcav", "--layer", "1", "--inputs", str(d / "x.npy"), "--target-class", "1", "--cav",
+            str(d / "cav.npy")]
+    for model, msg in ((f"{d}/net.py", "--model must be FILE.py:NAME"),
+                       (f"{d}/net.py:nope", "has no function or class 'nope'"),
+                       (f"{d}/missing.py:make_net", "is not a Python file")):
+        r = _run(*base, "--model", model)
+        assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = _run(*base, "--model", f"{d}/net.py:make_net", "--weights", str(d / "x.npy"))
+    assert r.returncode == 2 and "is not a state_dict of this model" in r.stderr
