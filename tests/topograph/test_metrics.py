@@ -120,3 +120,56 @@ def test_empty_both_is_perfect():
 def test_bad_input(pred, gt, msg):
     with pytest.raises(UserError, match=msg):
         diu(pred, gt)
+
+
+# ---- issue #52: the Betti-matching error and the connectivity switch --------------------------------
+
+def test_betti_matching_known_cases():
+    from iclr25.topograph.metrics import betti_matching_error
+    ring = np.zeros((9, 9), int)
+    ring[1:8, 1:8] = 1
+    ring[3:6, 3:6] = 0
+    broken = ring.copy()
+    broken[1:3, 4] = 0  # a cut through the wall: still one component, the hole opens to the outside
+    assert betti_matching_error(ring, ring) == (0, 0)
+    assert betti_matching_error(broken, ring) == (0, 1)  # G's hole has no partner
+    blob_a = np.zeros((5, 9), int)
+    blob_a[1:4, 1:4] = 1
+    assert betti_matching_error(np.roll(blob_a, 4, 1), blob_a) == (2, 0)  # equal Betti numbers, no match
+    assert betti_matching_error(np.zeros((4, 4), int), blob_a[:4, :4]) == (1, 0)
+
+
+def test_betti_matching_is_symmetric_and_bounded_by_betti_counts():
+    from iclr25.topograph.metrics import betti_errors, betti_matching_error, betti_numbers
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        g = rng.random((9, 9)) < 0.5
+        p = g ^ (rng.random((9, 9)) < 0.15)
+        bm = betti_matching_error(p, g)
+        assert bm == betti_matching_error(g, p)
+        (p0, p1), (g0, g1) = betti_numbers(p), betti_numbers(g)
+        e0, e1 = betti_errors(p, g)
+        assert e0 <= bm[0] <= p0 + g0 and e1 <= bm[1] <= p1 + g1  # at least the count difference
+        assert bm[0] % 2 == e0 % 2 and bm[1] % 2 == e1 % 2
+        if (p == g).all():
+            assert bm == (0, 0)
+
+
+def test_connectivity_4_equals_the_thickening_of_the_backgrounds():
+    """4-connected foreground = 8-connected background: the literal reference thickens the complements."""
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        h, w = rng.integers(2, 9, size=2)
+        g = rng.random((h, w)) < rng.uniform(0.2, 0.8)
+        p = g ^ (rng.random((h, w)) < rng.uniform(0.05, 0.3))
+        for boundary in ("pad", "none"):
+            assert diu(p, g, boundary, connectivity=4) == diu_reference(p, g, boundary, connectivity=4)
+    diag = np.eye(3, dtype=int)
+    assert diu(diag, diag, connectivity=4) == 0 and diu(diag, np.triu(np.ones((3, 3), int)),
+                                                        connectivity=4) > 0
+
+
+def test_connectivity_bad_value():
+    from iclr25.topograph.metrics import diu
+    with pytest.raises(UserError, match="connectivity must be 8 or 4"):
+        diu(np.ones((2, 2)), np.ones((2, 2)), connectivity=6)

@@ -26,7 +26,7 @@ TN, FP, FN, TP = 0, 1, 2, 3  # C = P + 2G (paper: combined 4-class image)
 CLASS_NAMES = ("TN", "FP", "FN", "TP")
 
 
-def refine(pred: np.ndarray, gt: np.ndarray, pad: bool = True) -> np.ndarray:
+def refine(pred: np.ndarray, gt: np.ndarray, pad: bool = True, pad_value: int = TN) -> np.ndarray:
     """Class codes on the refined cell grid of the 1-pixel background-padded image (`pad=False`: of the
     image itself, so background regions that touch the border are not joined through the outside).
 
@@ -35,7 +35,7 @@ def refine(pred: np.ndarray, gt: np.ndarray, pad: bool = True) -> np.ndarray:
     """
     c = pred.astype(np.uint8) + 2 * gt.astype(np.uint8)
     if pad:
-        c = np.pad(c, 1)  # (H+2, W+2), outside = TN
+        c = np.pad(c, 1, constant_values=pad_value)  # (H+2, W+2), outside = TN (or pad_value)
     h, w = c.shape
     r = np.zeros((2 * h - 1, 2 * w - 1), dtype=np.uint8)
     r[0::2, 0::2] = c                                   # pixels

@@ -14,12 +14,12 @@ from iclr25.topograph.graph import FN, FP, TN, TP
 SCALE = 7
 
 
-def thickened(pred, gt, scale: int = SCALE, pad: bool = True) -> np.ndarray:
-    """Class codes (0..3) of the thickened, upsampled image (outside padded with one background pixel
-    unless `pad=False`)."""
+def thickened(pred, gt, scale: int = SCALE, pad: bool = True, pad_value: int = TN) -> np.ndarray:
+    """Class codes (0..3) of the thickened, upsampled image (outside padded with one pixel of class
+    `pad_value`, background by default, unless `pad=False`)."""
     p, g = check_pair(pred, gt)
     c = p.astype(np.uint8) + 2 * g.astype(np.uint8)
-    c = np.pad(c, 1) if pad else c
+    c = np.pad(c, 1, constant_values=pad_value) if pad else c
     out = np.zeros((c.shape[0] * scale, c.shape[1] * scale), dtype=np.uint8)
     for k, grow in ((FP, 1), (FN, 2), (TP, 3)):
         block = np.kron(c == k, np.ones((scale, scale), dtype=bool))
@@ -28,9 +28,13 @@ def thickened(pred, gt, scale: int = SCALE, pad: bool = True) -> np.ndarray:
     return out
 
 
-def diu_reference(pred, gt, boundary: str = "pad") -> int:
-    """DIU computed on the thickened image (must equal metrics.diu with the same boundary)."""
-    t = thickened(pred, gt, pad=boundary == "pad")
+def diu_reference(pred, gt, boundary: str = "pad", connectivity: int = 8) -> int:
+    """DIU computed on the thickened image (must equal metrics.diu with the same boundary). With
+    `connectivity=4` the backgrounds are thickened instead: the complements, whose outside is foreground."""
+    p, g = check_pair(pred, gt)
+    if connectivity == 4:
+        p, g = ~p, ~g
+    t = thickened(p, g, pad=boundary == "pad", pad_value=TN if connectivity == 8 else TP)
     inter, union = t == TP, t != TN
 
     def ker_coker(a, b):

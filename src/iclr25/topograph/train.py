@@ -14,6 +14,7 @@ import hashlib
 import io
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -135,12 +136,16 @@ def _steps(model: nn.Module, opt: torch.optim.Optimizer, loss_fn: nn.Module, dat
 
 
 def _fit(model: nn.Module, loss_fn: nn.Module, data: Split, iters: int, batch: int, lr: float, seed: int,
-         desc: str) -> nn.Module:
+         desc: str, opt_state: dict | None = None) -> torch.optim.Optimizer:
+    """`iters` Adam steps of `loss_fn` on random batches of `data` (the same batches for the same seed);
+    returns the optimiser (its state resumes a run)."""
     opt = torch.optim.Adam(model.parameters(), lr=lr)
+    if opt_state:
+        opt.load_state_dict(opt_state)
     rng = np.random.default_rng(seed)  # same seed -> same batches for every arm
     for _ in progress(range(iters), desc):
         _steps(model, opt, loss_fn, data, 1, batch, rng)
-    return model
+    return opt
 
 
 def mean_dice(prob: np.ndarray, y: np.ndarray) -> float:
@@ -151,7 +156,8 @@ def mean_dice(prob: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(np.where(s > 0, 2 * inter / np.maximum(s, 1), 1.0)))
 
 
-def warm_start(cfg: TrainConfig, data: Data) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
+def warm_start(cfg: TrainConfig, data: Data, arch: dict | None = None
+               ) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
     """The shared Dice-only checkpoint, trained until validation Dice plateaus (plateau rule: stop after
     `patience` evaluations without a gain > `min_delta`, never before `min_warm_iters` steps nor after
     `warm_iters`), best validation checkpoint kept. Cached under the iclr25 cache, keyed by the warm-start
@@ -161,12 +167,15 @@ def warm_start(cfg: TrainConfig, data: Data) -> tuple[dict[str, torch.Tensor], d
     fields = ("warm_batch", "lr", "warm_iters", "min_warm_iters", "eval_every", "patience", "min_delta",
               "channels", "seed")
     key = {"cfg": {k: getattr(cfg, k) for k in fields}, "data": data.key, "code": WARM_CODE_VERSION}
+    if arch is not None and arch.get("kind") == "user":  # the user's network: its file's content too
+        file = Path(str(arch["spec"]).rpartition(":")[0])
+        key["user_model"] = [arch["spec"], hashlib.sha256(file.read_bytes()).hexdigest()]
     path = cache_dir() / "topograph" / f"warm-{config_hash(key)}.pt"
     if path.exists():
         saved = torch.load(path, weights_only=True)
         return saved["state"], {k: float(v) for k, v in saved["info"].items()}
     torch.manual_seed(cfg.seed)
-    model = UNet(channels=cfg.channels)
+    model = _build(cfg, arch)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rng = np.random.default_rng(cfg.seed)
     best, best_step, best_state, since, step = -1.0, 0, model.state_dict(), 0, 0
@@ -251,10 +260,55 @@ def run_family(cfg: TrainConfig, losses: tuple[str, ...] = LOSSES, n_examples: i
     return metrics, examples, per
 
 
-def _model(cfg: TrainConfig, state: dict[str, torch.Tensor]) -> UNet:
-    m = UNet(channels=cfg.channels)
+def _build(cfg: TrainConfig, arch: dict | None = None) -> nn.Module:
+    """Our U-Net (cfg.channels) or the network `arch` names."""
+    if arch is None or arch.get("kind") != "user":
+        return UNet(channels=cfg.channels)
+    from iclr25.topograph.model_io import build
+    return build(arch)
+
+
+def _model(cfg: TrainConfig, state: dict[str, torch.Tensor], arch: dict | None = None) -> nn.Module:
+    m = _build(cfg, arch)
     m.load_state_dict(state)
     return m
+
+
+def default_arch(cfg: TrainConfig) -> dict:
+    return {"kind": "unet", "channels": list(cfg.channels)}
+
+
+def train_compare(cfg: TrainConfig, loss: str, data: Data | None = None, boundary: str = "pad",
+                  arch: dict | None = None, baseline: bool = True
+                  ) -> tuple[nn.Module, torch.optim.Optimizer, dict[str, dict[str, float]]]:
+    """What `topograph train` runs: the cached warm start (Dice to a validation plateau), then LOSS
+    fine-tuned from it and, as the baseline, Dice alone for the same steps on the same batches. Returns
+    (LOSS's model, its optimiser, {"dice": ..., loss: ...} held-out metrics with the warm start's info)."""
+    data = data or synthetic_data(cfg)
+    state, info = warm_start(cfg, data, arch)
+    out: dict[str, dict[str, float]] = {}
+    model, opt = None, None
+    for name in ([] if loss == "dice" or not baseline else ["dice"]) + [loss]:
+        m = _model(cfg, state, arch)
+        o = _fit(m, make_loss(name, cfg), data.train, cfg.finetune_iters, cfg.batch, cfg.finetune_lr,
+                 cfg.seed + 7, name)
+        out[name] = {**evaluate_predictions(predict(m, data.test[0]), data.test[1], boundary), **info}
+        if name == loss:
+            model, opt = m, o
+    return model, opt, out  # type: ignore[return-value]
+
+
+def resume(model: nn.Module, opt_state: dict, cfg: TrainConfig, loss: str, data: Data, steps_done: int,
+           boundary: str = "pad"
+           ) -> tuple[nn.Module, torch.optim.Optimizer, dict[str, float], dict[str, float]]:
+    """Continue fine-tuning a checkpoint with `loss` for cfg.finetune_iters more steps (fresh batches:
+    the batch stream is seeded by the steps already done). Returns (model, optimiser, metrics before,
+    metrics after)."""
+    before = evaluate_predictions(predict(model, data.test[0]), data.test[1], boundary)
+    opt = _fit(model, make_loss(loss, cfg), data.train, cfg.finetune_iters, cfg.batch, cfg.finetune_lr,
+               cfg.seed + 7 + steps_done, f"resume {loss}", opt_state or None)
+    after = evaluate_predictions(predict(model, data.test[0]), data.test[1], boundary)
+    return model, opt, before, after
 
 
 def train_one(cfg: TrainConfig, loss: str, data: Data | None = None, boundary: str = "pad"
@@ -269,5 +323,6 @@ def train_one(cfg: TrainConfig, loss: str, data: Data | None = None, boundary: s
     return model, {**evaluate_predictions(predict(model, data.test[0]), data.test[1], boundary), **info}
 
 
-__all__ = ["JITTER_ARM", "LOSSES", "Data", "TrainConfig", "folder_data", "make_loss", "per_image_metrics",
-           "run_family", "synthetic_data", "train_one", "warm_start"]
+__all__ = ["JITTER_ARM", "LOSSES", "Data", "TrainConfig", "default_arch", "folder_data", "make_loss",
+           "per_image_metrics", "resume", "run_family", "synthetic_data", "train_compare", "train_one",
+           "warm_start"]
