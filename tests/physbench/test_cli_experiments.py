@@ -112,6 +112,10 @@ def test_eval_grid_sends_one_tiled_image_per_video(data, server):
         videos = sum(f.endswith(".mp4") for f in rec["file_name"])
         assert sent["images"] == len(rec["file_name"])  # a video is one grid image, not 8 frames
         assert sent["text"].startswith("This is a series of images") == bool(videos)
+    before = len(server.log)
+    r = cli("eval", "--data", data / "syn", "--base-url", server, "--model", "m", "--grid", "--agent")
+    assert r.exit_code == 0
+    assert [x["images"] for x in server.log[before:]] == [len(rec["file_name"]) for rec in test]
 
 
 @pytest.mark.parametrize(

@@ -135,7 +135,7 @@ def eval_(
         pin_threads()
         from iclr25.physbench.agent import PhysAgent
 
-        runner = PhysAgent(vlm, mode="prompted", n_frames=n_frames)
+        runner = PhysAgent(vlm, mode="prompted", n_frames=n_frames, grid=grid)
     preds, _ = evaluate(runner, items, None, n_frames=n_frames, grid=grid, skip_failures=True)
     unanswered = len(items) - len(preds)
     no_letter = sum(1 for p in preds.values() if not lenient_letter(p))

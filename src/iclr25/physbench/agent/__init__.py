@@ -25,6 +25,7 @@ import numpy as np
 from iclr25.physbench.agent.language import Language, default_language
 from iclr25.physbench.agent.tools import TOOLS, Context, Unavailable, clip_times
 from iclr25.physbench.harness import Item, frames
+from iclr25.physbench.taxonomy import GRID_PREFIX
 
 MODES = ("direct", "prompted")
 
@@ -67,17 +68,18 @@ class PhysAgent:
 
     `perception`: the pixel experts; `knowledge`: physics rules and material sense (either False is an
     ablation); `verify`: runs voted on (1 = none); `language`: a `Language` (one is built on first use);
-    `mode`: 'direct' or 'prompted' (see the module)."""
+    `mode`: 'direct' or 'prompted' (see the module); `n_frames`, `grid`: how the model sees videos (8
+    frames, or the official numbered 2x2 grid for single-image models)."""
 
     def __init__(self, vlm: VLM, perception: bool = True, knowledge: bool = True, verify: int = 3,
                  seed: int = 0, language: Language | None = None, mode: str = "direct",
-                 n_frames: int = 8) -> None:
+                 n_frames: int = 8, grid: bool = False) -> None:
         if verify < 1:
             raise ValueError(f"verify must be >= 1, got {verify}")
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.vlm, self.perception, self.knowledge, self.verify = vlm, perception, knowledge, verify
-        self.seed, self.mode, self.n_frames = seed, mode, n_frames
+        self.seed, self.mode, self.n_frames, self.grid = seed, mode, n_frames, grid
         self._language = language
 
     @property
@@ -143,7 +145,10 @@ class PhysAgent:
         if self.mode == "prompted" and trace.facts:
             trace.note = self._note(trace, agreed)
             prompt = item.question + "\n" + trace.note + prompt[len(item.question):]
-        reply = self.vlm.qa(frames(item, self.n_frames), prompt, item.mode)
+        has_video = any(item.visual(i).ndim == 4 for i in range(len(item.file_name)))
+        if self.grid and has_video:  # single-image models: the official 2x2 grid and its prefix
+            prompt = GRID_PREFIX + prompt
+        reply = self.vlm.qa(frames(item, self.n_frames, grid=self.grid), prompt, item.mode)
         trace.model_calls += 1
         trace.letter, trace.source = str(reply).strip(), "model"
         return trace.letter, trace
