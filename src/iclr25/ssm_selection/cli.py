@@ -142,9 +142,9 @@ def fit(
                    f"({net.n_params():,} parameters, best step {res.best_step}/{res.steps}, "
                    f"{res.seconds:.1f} s)")
         if acc <= baseline:
+            hint = "more --steps" + (", --pool mean" if pool != "mean" else "") + " or a shorter --window"
             typer.echo(f"warning: {name} does not beat the majority-class baseline on the test rows "
-                       f"({acc:.4f} ≤ {baseline:.4f}); try more --steps, --pool mean, or a shorter --window",
-                       err=True)
+                       f"({acc:.4f} ≤ {baseline:.4f}); try {hint}", err=True)
     checkpoint = {"version": CHECKPOINT_VERSION, "model": model, "kwargs": kwargs, "alphabet": alphabet,
                   "split": sep, "classes": classes, "state_dict": models[model].state_dict(),
                   "seq_col": seq_col, "label_col": label_col, "majority_class": classes[majority]}

@@ -16,4 +16,5 @@ __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "training": ["TUNE_MODES", "SourceConfig", "evaluate", "finetune_source", "macro_f1",
         "predict_logits", "select_trainable", "train_source"],
     "tucker": ["TuckerConv1d", "tucker2", "tucker_reparameterize"],
+    "usermodel": ["UserModel", "load_module", "to_dense"],
 })

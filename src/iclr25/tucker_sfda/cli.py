@@ -155,17 +155,13 @@ def adapt_cmd(
     and always the label-free information-maximisation score (mean prediction entropy − entropy of the
     mean prediction, lower is better) — and warns when adaptation made it worse. --tune lora and subset
     adapt a dense checkpoint with as many trainable entries as the cores at --rf."""
-    import numpy as np
-    import torch
-
     from iclr25.core.runtime import pin_threads
     from iclr25.tucker_sfda.adapt import AdaptConfig, adapt
     from iclr25.tucker_sfda.checkpoint import Checkpoint, is_decomposed, load_checkpoint
     from iclr25.tucker_sfda.data import load_npz, znorm
     from iclr25.tucker_sfda.efficiency import delta_norm
-    from iclr25.tucker_sfda.hosts import METHODS, information_maximisation
+    from iclr25.tucker_sfda.hosts import METHODS
     from iclr25.tucker_sfda.lora import add_lora, add_random_subset
-    from iclr25.tucker_sfda.training import macro_f1, predict_logits
     from iclr25.tucker_sfda.tucker import TuckerConv1d, tucker_reparameterize
 
     pin_threads()
@@ -197,35 +193,10 @@ def adapt_cmd(
             model = add_random_subset(model, sum(budgets.values()), seed)
     res = adapt(model, d.X, method, tune, AdaptConfig(epochs=epochs, lr=lr, batch_size=batch_size),
                 imputer=ck.imputer, seed=seed)
-    X = torch.from_numpy(d.X)
-    before, after = predict_logits(ck.model, X), predict_logits(res.model, X)
-    im = [float(information_maximisation(z.softmax(1), 1.0, 1.0)) for z in (before, after)]
-    changed = float((before.argmax(1) != after.argmax(1)).float().mean())
     typer.echo(f"{method}, tune={tune}: adapted {res.trainable:,} parameters on {len(d)} series; "
                f"loss {res.losses[0]:.4f} -> {res.losses[-1]:.4f}; "
-               f"‖ΔW‖_F = {delta_norm(ck.model, res.model):.4f}; {changed:.1%} of predictions changed")
-    typer.echo(f"information-maximisation score (lower is better): source-only {im[0]:.4f}, adapted "
-               f"{im[1]:.4f}")
-    worse = im[1] > im[0]
-    if y is not None:
-        f1 = [macro_f1(y, z.argmax(1).numpy()) for z in (before, after)]
-        majority = np.bincount(y, minlength=len(ck.labels)).argmax()
-        chance = macro_f1(y, np.full_like(y, majority))
-        typer.echo(f"macro-F1 on {target.name}: source-only {f1[0]:.3f}, adapted {f1[1]:.3f} (one class "
-                   f"for all: {chance:.3f})")
-        worse = f1[1] < f1[0]
-        if worse:
-            typer.echo(f"warning: adaptation lowered macro-F1 on {target.name} ({f1[0]:.3f} -> {f1[1]:.3f}); "
-                       "the source-only model is better here", err=True)
-    elif worse:
-        typer.echo("warning: adaptation made the label-free score worse than the source-only model's "
-                   f"({im[0]:.4f} -> {im[1]:.4f}); without labels nothing shows that it helped", err=True)
-    if predictions is not None:
-        import pandas as pd
-        prob = after.softmax(1).numpy()
-        pd.DataFrame({"row": np.arange(len(prob)), "label": np.asarray(ck.labels)[prob.argmax(1)],
-                      "confidence": prob.max(1)}).to_csv(predictions, index=False)
-        typer.echo(f"wrote {predictions}")
+               f"‖ΔW‖_F = {delta_norm(ck.model, res.model):.4f}")
+    _report(ck.model, res.model, d.X, y, ck.labels, target.name, predictions)
     if out is not None:
         adapted = res.model
         if tune in ("lora", "subset"):
@@ -233,6 +204,147 @@ def adapt_cmd(
             adapted = merge_deltas(adapted)  # a plain dense checkpoint, as the source was
         Checkpoint(adapted, ck.mean, ck.std, ck.labels, ck.imputer, ck.rf, ck.min_channels).save(out)
         typer.echo(f"wrote {out}")
+
+
+def _report(source, adapted, X, y, labels: list, name: str, predictions: Path | None) -> None:
+    """The source-only model beside the adapted one on the target series (macro-F1 when labels are known,
+    the label-free information-maximisation score always), a warning when adaptation made it worse, and
+    the per-series predictions."""
+    import numpy as np
+    import torch
+
+    from iclr25.tucker_sfda.hosts import information_maximisation
+    from iclr25.tucker_sfda.training import macro_f1, predict_logits
+
+    X = torch.as_tensor(X, dtype=torch.float32)
+    before, after = predict_logits(source, X), predict_logits(adapted, X)
+    im = [float(information_maximisation(z.softmax(1), 1.0, 1.0)) for z in (before, after)]
+    changed = float((before.argmax(1) != after.argmax(1)).float().mean())
+    typer.echo(f"information-maximisation score (lower is better): source-only {im[0]:.4f}, adapted "
+               f"{im[1]:.4f}; {changed:.1%} of predictions changed")
+    if y is not None:
+        f1 = [macro_f1(y, z.argmax(1).numpy()) for z in (before, after)]
+        majority = np.bincount(y, minlength=len(labels)).argmax()
+        chance = macro_f1(y, np.full_like(y, majority))
+        typer.echo(f"macro-F1 on {name}: source-only {f1[0]:.3f}, adapted {f1[1]:.3f} (one class "
+                   f"for all: {chance:.3f})")
+        if f1[1] < f1[0]:
+            typer.echo(f"warning: adaptation lowered macro-F1 on {name} ({f1[0]:.3f} -> {f1[1]:.3f}); "
+                       "the source-only model is better here", err=True)
+    elif im[1] > im[0]:
+        typer.echo("warning: adaptation made the label-free score worse than the source-only model's "
+                   f"({im[0]:.4f} -> {im[1]:.4f}); without labels nothing shows that it helped", err=True)
+    if predictions is not None:
+        import pandas as pd
+        prob = after.softmax(1).numpy()
+        pd.DataFrame({"row": np.arange(len(prob)), "label": np.asarray(labels)[prob.argmax(1)],
+                      "confidence": prob.max(1)}).to_csv(predictions, index=False)
+        typer.echo(f"wrote {predictions}")
+
+
+@app.command("adapt-model")
+def adapt_model_cmd(
+    module: Annotated[str, typer.Option(help="your model: 'file.py:factory' or 'package.module:factory' "
+                                             "(called with no arguments, returns an nn.Module whose convs "
+                                             "are nn.Conv1d and whose head is an nn.Linear)")],
+    target: Annotated[Path, typer.Option(help="target .npz with X (N, C, T) as your model reads it (no "
+                                              "normalisation is applied); y, if present, only reports F1")],
+    weights: Annotated[Path | None, typer.Option(help="the source-trained state dict (torch.save of "
+                                                      "state_dict())")] = None,
+    head: Annotated[str | None, typer.Option(help="name of the classifier submodule (default: the last "
+                                                  "nn.Linear); frozen, its input are the features")] = None,
+    source: Annotated[Path | None, typer.Option(help="labelled source .npz (X, y with y in 0..classes-1) for "
+                                                     "the short fine-tuning after decomposition (it trains "
+                                                     "factors, cores, BN and head, as the paper's source "
+                                                     "side does)")] = None,
+    rf: Annotated[int, count("rank factor RF of the Tucker decomposition (and of the LoRA / subset "
+                             "budget)", MAX_RF)] = 8,
+    finetune_epochs: Annotated[int, count("source epochs after decomposition (needs --source)", MAX_EPOCHS,
+                                          low=0)] = 2,
+    method: Annotated[str, typer.Option(help="shot | shot_im | nrc | aad (MAPU needs its imputer: "
+                                             "AdaTime checkpoints only)")] = "shot",
+    tune: Annotated[str, typer.Option(help="core (SFT) | core+bn | all | bn | lora | subset")] = "core",
+    out: Annotated[Path | None, typer.Option(
+        "-o", "--out", help="write the adapted weights as a state dict of YOUR architecture (.pt): Tucker "
+                            "factors folded back into dense convs")] = None,
+    torchscript: Annotated[Path | None, typer.Option(
+        help="also export the adapted dense model as TorchScript (traced on one target series)")] = None,
+    predictions: Annotated[Path | None, typer.Option(help="write per-series predictions to this CSV")] = None,
+    epochs: Annotated[int, count("target epochs (passes over the target series)", MAX_EPOCHS)] = 10,
+    lr: Annotated[float, typer.Option(help="Adam learning rate, in (0, 1]")] = 1e-4,
+    batch_size: Annotated[int, count("mini-batch size", 1_000_000, low=2)] = 32,
+    seed: Seed = 0,
+) -> None:
+    """Adapt YOUR PyTorch classifier to unlabelled target series: decompose its Conv1d layers (Tucker-2 at
+    --rf), optionally fine-tune on --source, train only what --tune selects with the host objective, and
+    export the result with your architecture (plain convs) as a state dict and, if asked, TorchScript."""
+    import torch
+
+    from iclr25.core.runtime import atomic_write, pin_threads
+    from iclr25.tucker_sfda.adapt import AdaptConfig, adapt
+    from iclr25.tucker_sfda.data import load_npz
+    from iclr25.tucker_sfda.efficiency import delta_norm, trainable_count
+    from iclr25.tucker_sfda.hosts import METHODS
+    from iclr25.tucker_sfda.lora import add_lora, add_random_subset
+    from iclr25.tucker_sfda.training import evaluate, finetune_source, select_trainable
+    from iclr25.tucker_sfda.tucker import TuckerConv1d, tucker_reparameterize
+    from iclr25.tucker_sfda.usermodel import UserModel, load_module, to_dense
+
+    pin_threads()
+    if method not in METHODS or method == "mapu":
+        raise UserError(f"--method: choose from shot, shot_im, nrc, aad for your own model, got {method!r}")
+    if tune not in ADAPT_TUNES:
+        raise UserError(f"--tune: unknown mode {tune!r}; choose from {', '.join(ADAPT_TUNES)}")
+    finite(lr, "--lr", 0.0, 1.0, low_open=True)
+    for path, flag, suffixes in ((out, "-o", CKPT), (torchscript, "--torchscript", (".pt", ".ts")),
+                                 (predictions, "--predictions", (".csv",))):
+        if path is not None:
+            output_path(path, flag, suffixes)
+    raw = load_npz(target)
+    src_data = None if source is None else load_npz(source, require_labels=True)
+    model = UserModel(load_module(module, weights), channels=raw.X.shape[1], head=head)
+    classes = model.config.classes
+    y = None if raw.y is None else raw.y.astype("int64")
+    if y is not None and (y.min() < 0 or y.max() >= classes):
+        raise UserError(f"{target.name}: labels must be in 0..{classes - 1} (the head's outputs)")
+    try:
+        model.eval()(torch.from_numpy(raw.X[:2]))
+    except Exception as e:
+        raise UserError(f"your model does not run on {target.name}'s series {tuple(raw.X.shape[1:])}: "
+                        f"{type(e).__name__}: {str(e).splitlines()[0][:120]}") from None
+    source_model = model
+    select_trainable(model, "all")
+    n_all = trainable_count(model)
+    if tune in ("core", "core+bn"):
+        model = tucker_reparameterize(model, rf)
+        if src_data is not None and finetune_epochs:
+            finetune_source(model, src_data, finetune_epochs, seed=seed)
+            typer.echo(f"decomposed at RF {rf}; source macro-F1 {evaluate(source_model, src_data):.3f} "
+                       f"dense, {evaluate(model, src_data):.3f} after {finetune_epochs} fine-tuning epochs")
+        else:
+            typer.echo(f"decomposed at RF {rf} (no --source: no fine-tuning to recover the truncation)")
+    elif tune in ("lora", "subset"):
+        dec = tucker_reparameterize(model, rf)
+        budgets = {n: m.core.weight.numel() for n, m in dec.named_modules() if isinstance(m, TuckerConv1d)}
+        if tune == "lora":
+            model = add_lora(model, budgets)
+        else:
+            model = add_random_subset(model, sum(budgets.values()), seed)
+    res = adapt(model, raw.X, method, tune, AdaptConfig(epochs=epochs, lr=lr, batch_size=batch_size),
+                seed=seed)
+    dense = to_dense(res.model)
+    typer.echo(f"{method}, tune={tune}: adapted {res.trainable:,} of {n_all:,} feature-extractor parameters "
+               f"on {len(raw.X)} series; ‖ΔW‖_F = {delta_norm(source_model, dense):.4f}")
+    _report(source_model, dense, raw.X, y, list(range(classes)), target.name, predictions)
+    if out is not None:
+        with atomic_write(out) as f:
+            torch.save(dense.net.state_dict(), f)
+        typer.echo(f"wrote {out} (load it with your factory's model.load_state_dict)")
+    if torchscript is not None:
+        traced = torch.jit.trace(dense.net.eval(), torch.from_numpy(raw.X[:1]))
+        with atomic_write(torchscript) as f:
+            torch.jit.save(traced, f)
+        typer.echo(f"wrote {torchscript} (torch.jit.load)")
 
 
 @app.command()

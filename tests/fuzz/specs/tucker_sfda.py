@@ -13,7 +13,18 @@ SPECS = [
     Spec("tucker_sfda adapt", {"ckpt": "{dec}", "target": "{user}", "method": "shot", "tune": "core",
                                "epochs": "1", "predictions": "{tmp}/p.csv", "out": "{tmp}/a.pt"}),
     Spec("tucker_sfda bench", {"rf": "4,8", "ckpt": "{dense}"}),
+    Spec("tucker_sfda adapt-model", {"module": "{net}", "weights": "{net_state}", "target": "{user}",
+                                     "rf": "4", "epochs": "1", "out": "{tmp}/u.pt"}),
 ]
+
+NET = """
+from torch import nn
+
+
+def build():
+    return nn.Sequential(nn.Conv1d(3, 8, 5, padding=2), nn.ReLU(), nn.Conv1d(8, 8, 3, padding=1), nn.ReLU(),
+                         nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(8, 3))
+"""
 
 
 def valid(d):
@@ -28,5 +39,13 @@ def valid(d):
                   str(d / "dec.pt"), "--rf", "4", "--finetune-epochs", "1"]):
         o = invoke(["tucker_sfda", *argv], timeout=300)
         assert o.code == 0, o.err
+    import torch
+
+    (d / "fuzz_net.py").write_text(NET)
+    torch.manual_seed(0)
+    ns: dict = {}
+    exec(NET, ns)  # the user's model file, as adapt-model will import it
+    torch.save(ns["build"]().state_dict(), d / "net_state.pt")
     return {"src": str(d / "src.npz"), "user": str(d / "user.npz"), "dense": str(d / "dense.pt"),
-            "dec": str(d / "dec.pt")}
+            "dec": str(d / "dec.pt"), "net": f"{d / 'fuzz_net.py'}:build",
+            "net_state": str(d / "net_state.pt")}
