@@ -216,3 +216,9 @@ def test_not_gives_a_three_way_comparison():
     assert rule.decide({"a": [2, 2.1, 1.9], "b": [1, 1.1, 0.9]}) is N
     assert rule.decide({"a": [1, 2, 0.5], "b": [1, 1, 1]}) is P
     assert from_spec(rule.spec()).spec() == rule.spec() and "not (" in rule.prose()
+
+
+def test_null_of_a_profile_subset_uses_the_conditions_its_record_measured():
+    each = Each(Rule(Test(Mean("x_{c}"), ">=", 1)), ("a", "b"), "size", measured_only=True)
+    r = null_pass_rate(each, {"x_a": [1.0, 1.2, 0.9]})
+    assert r.noise == "record" and r.ok

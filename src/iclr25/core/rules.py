@@ -702,6 +702,7 @@ def null_pass_rate(rule: RuleLike, record: Mapping[str, Any] | None = None, draw
     if isinstance(rule, Custom):
         hits = sum(rule.decide(rule.null(rng, record or {})) is Verdict.REPRODUCED for _ in range(draws))
         return NullResult(hits / draws, {}, "record" if record else "assumed", draws)
+    rule = _measured_in(rule, record)
     parts = _independent_parts(rule)
     if len(parts) > 1 and isinstance(rule, AllOf | Each):
         # parts that share no key are independent: P(all REPRODUCED) is the product of their sups
@@ -733,6 +734,16 @@ def null_pass_rate(rule: RuleLike, record: Mapping[str, Any] | None = None, draw
         if rate > best:
             best, best_world = rate, {k: v for w in world for k, v in w.items()}
     return NullResult(best, best_world, "assumed" if assumed else "record", draws)
+
+
+def _measured_in(rule: RuleLike, record: Mapping[str, Any] | None) -> RuleLike:
+    """An `Each(measured_only=True)` simulated on the conditions its record measured (all without one)."""
+    if isinstance(rule, AllOf):
+        return AllOf({name: _measured_in(p, record) for name, p in rule.parts})
+    if not isinstance(rule, Each) or not rule.measured_only or not record:
+        return rule
+    kept = [c for c in rule.conditions if all(k in record for k in keys_of(rule.rule.fmt(c)))]
+    return Each(rule.rule, kept, rule.what, True) if kept else rule
 
 
 def _independent_parts(rule: RuleLike) -> list[RuleLike]:
