@@ -47,14 +47,16 @@ def test_cli_fit_on_a_csv_writes_metrics_and_predictions(csv_path, tmp_path):
     r = _cli("fit", "--csv", str(csv_path), "--targets", "y1,y2,y3", "--inputs", "a,b",
              "--loss", "w2_pseudo", "--epochs", "2", "--predictions", str(out))
     assert r.returncode == 0, r.stderr
-    assert "TAC=" in r.stdout and "LL=" in r.stdout
+    assert "TAC" in r.stdout and "LL" in r.stdout and "homoscedastic baseline" in r.stdout
     pred = pd.read_csv(out)
     assert len(pred) == 150 and {"mean_y1", "cov_y2_y1", "cov_y3_y3"} <= set(pred.columns)
     assert (pred["cov_y1_y1"] > 0).all()
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--targets", "y1"], "at least 2 target"),
+    (["--targets", "y1,y1"], "'y1' is named twice"),  # issue #49: one line, not a silent refit
+    (["--targets", "y1,y2", "--inputs", "a,a"], "'a' is named twice"),
+    (["--targets", "y1,y2", "--inputs", "a,y1"], "'y1' is both an input and a target"),
     (["--targets", "y1,nope"], "'nope'"),
     (["--targets", "y1,y2", "--loss", "kl9"], "unknown loss"),
     (["--targets", "y1,y2", "--inputs", "label"], "not numeric"),

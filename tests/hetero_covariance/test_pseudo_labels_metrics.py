@@ -113,9 +113,14 @@ def test_tac_with_identity_covariance_is_mean_absolute_error():
     assert tac(mu, np.tile(np.eye(3), (10, 1, 1)), y) == pytest.approx(np.abs(y - mu).mean())
 
 
-def test_tac_needs_two_targets_and_matching_shapes():
-    with pytest.raises(UserError, match="at least 2 target"):
-        tac(np.zeros((3, 1)), np.ones((3, 1, 1)), np.zeros((3, 1)))
+def test_tac_of_one_target_is_the_mean_absolute_error_whatever_the_variance():
+    # nothing to condition on: E[y | rest] = μ̂, so the variance cannot change TAC (issue #52)
+    mu, y = np.zeros((3, 1)), np.array([[1.0], [-2.0], [0.5]])
+    for var in (0.01, 1.0, 100.0):
+        assert tac(mu, np.full((3, 1, 1), var), y) == pytest.approx(3.5 / 3)
+
+
+def test_tac_refuses_mismatched_shapes():
     with pytest.raises(UserError, match="shapes"):
         tac(np.zeros((3, 2)), np.ones((3, 3, 3)), np.zeros((3, 2)))
 

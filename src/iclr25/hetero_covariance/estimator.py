@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator
 
 from iclr25.core.errors import UserError
 from iclr25.hetero_covariance import losses as L
-from iclr25.hetero_covariance.metrics import gaussian_ll, mse, tac
+from iclr25.hetero_covariance.metrics import COVERAGE_LEVELS, evaluate, gaussian_ll, mse, tac
 from iclr25.hetero_covariance.model import HeteroscedasticNet, NetConfig
 from iclr25.hetero_covariance.pseudo_labels import neighbourhood_pseudo_covariance
 from iclr25.hetero_covariance.tic import tic_covariance
@@ -33,6 +33,8 @@ LOSSES: dict[str, str] = {
     "mse": "diag",            # mean only; the covariance is the identity (in standardised units)
 }
 NEEDS_LABELS = ("w2_pseudo", "w2_exact", "kl_calibrated")
+SAVE_FORMAT = "iclr25.hetero_covariance.regressor/1"
+MAX_MODEL_BYTES = 1 << 30
 
 
 @dataclass
@@ -65,6 +67,17 @@ def _check_xy(X, Y=None) -> tuple[np.ndarray, np.ndarray | None]:
     return X, Y
 
 
+def _column_names(a) -> list[str] | None:
+    cols = getattr(a, "columns", None)
+    if cols is None:
+        name = getattr(a, "name", None)  # a pandas Series
+        return [str(name)] if name is not None and getattr(a, "ndim", 0) == 1 else None
+    return [str(c) for c in cols]
+
+
+_SAVED_ARRAYS = ("x_mean_", "x_scale_", "y_mean_", "y_scale_", "target_mean_", "target_cov_", "residual_cov_")
+
+
 class HeteroscedasticRegressor(BaseEstimator):
     """Predicts a mean and a full, input-dependent covariance of a multivariate target.
 
@@ -80,6 +93,11 @@ class HeteroscedasticRegressor(BaseEstimator):
     >>> reg = HeteroscedasticRegressor(loss="w2_pseudo", epochs=2).fit(X, Y)
     >>> mu, cov = reg.predict(X[:5]); mu.shape, cov.shape
     ((5, 3), (5, 3, 3))
+    >>> sorted(reg.evaluate(X, Y))   # the model beside its trivial baselines
+    ['constant', 'homoscedastic', 'model']
+
+    One target works too (k = 1: a heteroscedastic variance; TAC is then the MAE of the mean). `save(path)`
+    and `HeteroscedasticRegressor.load(path)` keep a fitted model for new data.
     """
 
     def __init__(self, loss: str = "w2_pseudo", epochs: int = 100, lr: float = 3e-4, batch_size: int = 32,
@@ -123,6 +141,7 @@ class HeteroscedasticRegressor(BaseEstimator):
         """Fit on X (n, d), Y (n, k). `eval_set=(X_val, Y_val)` records the validation MSE per epoch
         in `history_.val_mse`."""
         self._validate_params()
+        names = _column_names(X), _column_names(Y)
         X, Y = _check_xy(X, Y)
         n, k = Y.shape
         if n < 2:
@@ -144,6 +163,8 @@ class HeteroscedasticRegressor(BaseEstimator):
         Xs = (X - self.x_mean_) / self.x_scale_
         Ys = (Y - self.y_mean_) / self.y_scale_
         self.n_features_in_, self.n_targets_ = X.shape[1], k
+        self.feature_names_in_ = names[0] or [f"x{i}" for i in range(X.shape[1])]
+        self.target_names_ = names[1] or [f"y{i}" for i in range(k)]
 
         hist = FitHistory()
         labels: tuple[torch.Tensor, torch.Tensor] | None = None
@@ -163,7 +184,8 @@ class HeteroscedasticRegressor(BaseEstimator):
         xt = torch.as_tensor(Xs, dtype=torch.float32)
         yt = torch.as_tensor(Ys, dtype=torch.float32)
         self.net_ = net
-        for _ in range(self.epochs):
+        from iclr25.core.runtime import progress
+        for _ in progress(range(self.epochs), f"fitting {self.loss} on {n} rows", total=self.epochs):
             t0 = time.perf_counter()
             net.train()
             perm = torch.randperm(n, generator=gen)
@@ -187,7 +209,22 @@ class HeteroscedasticRegressor(BaseEstimator):
             if eval_set is not None:
                 self._record(hist, *eval_set)
         self.history_ = hist
+        self._fit_baselines(X, Y)
         return self
+
+    def _fit_baselines(self, X: np.ndarray, Y: np.ndarray) -> None:
+        """The trivial models to beat, from the training rows, with the same eigenvalue floor as Σ̂:
+        homoscedastic (the fitted mean, the covariance of its training residuals for every row) and
+        constant (the training mean and covariance of Y for every row)."""
+        scale = np.outer(self.y_scale_, self.y_scale_)
+        floor = self.cov_floor * np.eye(Y.shape[1]) * scale  # f·I in standardised units, D(f·I)D in Y's
+
+        def cov_of(R: np.ndarray) -> np.ndarray:
+            return np.atleast_2d(np.cov(R, rowvar=False, bias=True)) + floor
+
+        self.target_mean_ = Y.mean(0)
+        self.target_cov_ = cov_of(Y)
+        self.residual_cov_ = cov_of(Y - self.predict(X, return_cov=False))
 
     def _record(self, hist: FitHistory, X: np.ndarray, Y: np.ndarray) -> None:
         if Y.shape[1] < 2 or self.loss == "tic":  # TIC's covariance needs Hessians: MSE only per epoch
@@ -252,6 +289,90 @@ class HeteroscedasticRegressor(BaseEstimator):
             return mu
         cov = np.concatenate(covs) * np.outer(self.y_scale_, self.y_scale_)  # D Σ D, D = diag(scale)
         return mu, cov
+
+    def baselines(self, X) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """{"homoscedastic": (μ̂(X), residual covariance on every row), "constant": (mean of Y, covariance
+        of Y on every row)}: what a heteroscedastic covariance must beat, from the training rows."""
+        self._check_fitted()
+        mu = self.predict(X, return_cov=False)
+        n, k = mu.shape
+        return {"homoscedastic": (mu, np.broadcast_to(self.residual_cov_, (n, k, k))),
+                "constant": (np.broadcast_to(self.target_mean_, (n, k)),
+                             np.broadcast_to(self.target_cov_, (n, k, k)))}
+
+    def evaluate(self, X, Y, levels=COVERAGE_LEVELS) -> dict[str, dict]:
+        """Scores of the model and of its baselines on (X, Y): {"model": ..., "homoscedastic": ...,
+        "constant": ...}, each `metrics.evaluate` (tac and mse lower is better, ll higher; coverage of the
+        `levels` ellipsoids, calibration_error lower)."""
+        X, Y = _check_xy(X, Y)
+        if Y.shape[1] != getattr(self, "n_targets_", Y.shape[1]):
+            raise UserError(f"Y has {Y.shape[1]} targets, the model was fitted on {self.n_targets_}")
+        mu, cov = self.predict(X)
+        out = {"model": evaluate(mu, cov, Y, levels)}
+        for name, (m, c) in self.baselines(X).items():
+            out[name] = evaluate(m, c, Y, levels)
+        return out
+
+    def coverage(self, X, Y, levels=COVERAGE_LEVELS) -> dict[float, float]:
+        """Share of (X, Y)'s rows inside the predicted p-ellipsoid for each nominal level p."""
+        from iclr25.hetero_covariance.metrics import coverage
+        X, Y = _check_xy(X, Y)
+        mu, cov = self.predict(X)
+        return coverage(mu, cov, Y, levels)
+
+    # ---- persistence -----------------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write the fitted model (parameters, scalers, weights, baselines, column names) to `path`
+        (a file, or "-" for standard output); `HeteroscedasticRegressor.load(path)` reads it back."""
+        import io
+
+        from iclr25.core.runtime import atomic_write
+        self._check_fitted()
+        t = lambda a: torch.as_tensor(np.asarray(a, dtype=np.float64))  # noqa: E731
+        state = {"format": SAVE_FORMAT, "params": self.get_params(),
+                 "arrays": {k: t(getattr(self, k)) for k in _SAVED_ARRAYS},
+                 "feature_names": list(map(str, self.feature_names_in_)),
+                 "target_names": list(map(str, self.target_names_)),
+                 "weights": {k: v.detach().clone() for k, v in self.net_.state_dict().items()}}
+        buf = io.BytesIO()
+        torch.save(state, buf)
+        with atomic_write(path) as f:
+            f.write(buf.getvalue())
+
+    @classmethod
+    def load(cls, path) -> HeteroscedasticRegressor:
+        """A model written by `save` (or `iclr25 hetero_covariance fit -o`); anything else is refused."""
+        import io
+        import os
+
+        from iclr25.core.errors import UserError
+        what = f"{path}: expected a model saved by `hetero_covariance fit -o` (HeteroscedasticRegressor.save)"
+        if not os.path.isfile(path):
+            raise UserError(f"model file not found: {path}")
+        if os.path.getsize(path) > MAX_MODEL_BYTES:
+            raise UserError(f"{path} is larger than {MAX_MODEL_BYTES >> 20} MiB; {what}")
+        try:
+            with open(path, "rb") as f:
+                d = torch.load(io.BytesIO(f.read()), weights_only=True, map_location="cpu")
+        except Exception:  # torch raises many types on foreign or damaged files
+            raise UserError(what) from None
+        if not isinstance(d, dict) or d.get("format") != SAVE_FORMAT:
+            raise UserError(what)
+        try:
+            reg = cls(**d["params"])
+            reg._validate_params()
+            for k in _SAVED_ARRAYS:
+                setattr(reg, k, d["arrays"][k].numpy())
+            reg.feature_names_in_, reg.target_names_ = list(d["feature_names"]), list(d["target_names"])
+            reg.n_features_in_, reg.n_targets_ = len(reg.feature_names_in_), len(reg.target_names_)
+            net = HeteroscedasticNet(reg.n_features_in_, reg.n_targets_, LOSSES[reg.loss],
+                                     NetConfig(reg.blocks, reg.latent, reg.cov_floor))
+            net.load_state_dict(d["weights"], strict=True)
+        except (KeyError, TypeError, ValueError, RuntimeError, UserError, AttributeError):
+            raise UserError(f"{path} is a damaged model file; {what.split(': ', 1)[1]}") from None
+        reg.net_ = net.eval()
+        reg.history_ = FitHistory()
+        return reg
 
     def score(self, X, Y, metric: str = "ll") -> float:
         """Higher is better: "ll" mean log-likelihood (default), "neg_tac", or "neg_mse"."""
