@@ -227,11 +227,13 @@ def sample(
         what = f"{n} samples of class {_class_name(model, idx)}"
     codes = model.generate_codes(labels, cfg, top_k, top_p, seed)
     imgs = tok.decode(codes)
-    order = np.argsort(labels, kind="stable") if balanced else np.arange(n)
-    shown = order[:min(n, 100)]
     title = f"{what}, cfg {cfg:g}, top-k {top_k}, top-p {top_p:g}, seed {seed}"
-    save_grid(imgs[shown], out, nrow=k if balanced and k <= 20 else None, title=title,
-              col_labels=[_class_name(model, i) for i in range(k)] if balanced and k <= 20 else ())
+    if balanced and k <= 20:  # one column per class, up to 8 rows
+        rows = min(n // k, 8)
+        shown = [np.flatnonzero(labels == c)[r] for r in range(rows) for c in range(k)]
+        save_grid(imgs[shown], out, nrow=k, title=title, col_labels=[_class_name(model, i) for i in range(k)])
+    else:
+        save_grid(imgs[np.argsort(labels, kind="stable")[:100]], out, title=title)
     if npz is not None:
         flat = {f"codes_b{b}_s{s}": c.numpy() for b, cb in enumerate(codes) for s, c in enumerate(cb)}
         np.savez_compressed(npz, images=imgs, labels=labels, **flat)

@@ -251,7 +251,8 @@ def save_grid(images: np.ndarray, path: str | Path, nrow: int | None = None, tit
     body = Image.fromarray(pix[0] if c == 1 else np.moveaxis(pix, 0, -1)).convert("RGB")
     line = 14  # the default bitmap font is ~11 px high
     head = (line if title else 0) + (line if col_labels else 0)
-    im = Image.new("RGB", (body.width, body.height + head + (4 if head else 0)), "white")
+    width = max(body.width, int(ImageDraw.Draw(body).textlength(title)) + 2 * gap + 4 if title else 0)
+    im = Image.new("RGB", (width, body.height + head + (4 if head else 0)), "white")
     im.paste(body, (0, im.height - body.height))
     draw = ImageDraw.Draw(im)
     if title:

@@ -14,6 +14,7 @@ SPECS = [
                                   "depth": "1", "width": "16", "epochs": "1"}),
     Spec("imagefolder sample", {"tokenizer": "{tok}", "ar": "{ar}", "out": "{tmp}/grid.png", "class_": "1",
                                 "n": "4"}),
+    Spec("imagefolder score", {"real": "{images}", "fake": "{images}", "epochs": "1", "out": "{tmp}/s.json"}),
     Spec("imagefolder reconstruct", {"tokenizer": "{tok}", "images": "{images}", "out": "{tmp}/rec.png",
                                      "n_scales": "1", "n": "4"}),
 ]
