@@ -15,7 +15,7 @@ import pandas as pd
 
 from iclr25.cate_benchmark.datasets import RCTData, dataset_names, load_rct
 from iclr25.cate_benchmark.learners import (
-    LEARNERS,
+    ALL_LEARNERS,
     BaseConfig,
     eval_outcome_models,
     learner_names,
@@ -83,7 +83,7 @@ def run_variant(v: Variant) -> list[dict]:
     base = replace(v.config.base, seed=v.seed % 2**31)
     rows = []
     for name in v.learners:
-        spec = LEARNERS.get(name)
+        spec = ALL_LEARNERS.get(name)
         model = make_learner(name, base)
         row = {"dataset": v.dataset, "nonlinearity": g.nonlinearity, "treat_share": g.treat_share,
                "n_train_target": g.n_train, "n_train": len(tr), "n_eval": n_eval, "rep": v.rep,

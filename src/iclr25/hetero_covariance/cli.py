@@ -103,8 +103,8 @@ def _score_table(reg, X, Y, where: str, err: bool = False) -> None:
         typer.echo(f"iclr25: warning: TAC {m['tac']:.4f} is no better than the homoscedastic baseline's "
                    f"{h['tac']:.4f}", err=True)
     if m["mse"] >= c["mse"]:
-        typer.echo(f"iclr25: warning: the predicted mean does not beat the constant mean (MSE {m['mse']:.4f} vs "
-                   f"{c['mse']:.4f})", err=True)
+        typer.echo(f"iclr25: warning: the predicted mean does not beat the constant mean (MSE "
+                   f"{m['mse']:.4f} vs {c['mse']:.4f})", err=True)
 
 
 def _write_predictions(reg, X, rows, path: Path) -> None:

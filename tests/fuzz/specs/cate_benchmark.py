@@ -6,7 +6,7 @@ from ..spec import Spec
 
 SPECS = [
     Spec("cate_benchmark eval", {"rct": "{trial}", "treatment": "w", "outcome": "y", "pred": "{preds}",
-                                 "out": "{tmp}/scores.csv"}),
+                                 "out": "{tmp}/scores.csv", "plot": "{tmp}/forest.png"}),
     Spec("cate_benchmark run", {"trial": "{bigtrial}", "treatment": "w", "outcome": "y",
                                 "learners": "t.lasso,dml.lasso,zero", "reps": "1", "backend": "serial",
                                 "out": "{tmp}/bench.csv"},
