@@ -39,7 +39,8 @@ def test_subtle_rule_per_feature_set_over_fold_seeds():
     assert rule.decide(subtle([74.0, 74.1, 73.9], [52.1, 52.4, 51.9], [83.7, 83.9, 83.5])) is N  # gap 9.7
     assert rule.decide(subtle([50.0, 50.2, 49.8], [40.1, 40.3, 39.6], [83.7, 83.9, 83.5])) is N  # code ~40
     both = subtle([53.9, 54.1, 53.7], [52.1, 52.4, 51.9], [83.7, 83.9, 83.5]) | {
-        "minilm_normal_chat": [74.0] * 3, "minilm_normal_code": [52.0] * 3, "minilm_normal_safety": [80.0] * 3}
+        "minilm_normal_chat": [74.0] * 3, "minilm_normal_code": [52.0] * 3,
+        "minilm_normal_safety": [80.0] * 3}
     assert rule.decide(both) is P  # decided per feature set, not pooled
 
 

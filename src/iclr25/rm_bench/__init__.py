@@ -9,9 +9,11 @@ __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "data": ["DOMAINS", "STYLES", "Item", "load_rmbench"],
     "claims": ["CLAIMS"],
     "experiments": ["run"],
-    "implicit": ["DPOImplicitScorer", "HFSequenceClassifierScorer", "SmolLM2Scorer", "implicit_reward"],
+    "implicit": ["DPOImplicitScorer", "HFSequenceClassifierScorer", "LMTokenLogprobs", "SmolLM2Scorer",
+        "dpo_scorer", "implicit_reward", "load_lm"],
     "metric": ["aggregate", "difficulty", "evaluate", "evaluate_scores", "item_contributions", "item_scores",
-        "policy_correlation", "style_matrix"],
+        "per_item", "policy_correlation", "style_matrix"],
+    "plots": ["style_heatmap"],
     "scorers": ["Length", "Markdown", "MiniLMRelevance", "NegLength", "Random", "markdown_marks"],
     "style": ["flatten_markdown", "make_style_variants"],
 })

@@ -1,9 +1,10 @@
 """`iclr25 rm_bench ...`: score a reward model on RM-Bench and read its style-substance matrix.
 
     iclr25 rm_bench eval --data DIR --scorer length -o res.json     # a built-in scorer
+    iclr25 rm_bench eval --data DIR --policy dpo.gguf --ref sft.gguf -o res.json   # a DPO model
     iclr25 rm_bench export --data DIR -o todo.jsonl                 # rows to score with your own RM
     iclr25 rm_bench score --data DIR --scores done.jsonl -o res.json
-    iclr25 rm_bench report res.json
+    iclr25 rm_bench report res.json --plot matrix.png --worst 10
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Annotated, Any
 import typer
 
 from iclr25.core.errors import UserError
-from iclr25.core.options import Seed
+from iclr25.core.options import Seed, count
 
 app = typer.Typer(help="RM-Bench: style-substance accuracy (Easy / Normal / Hard) of reward models.",
                   no_args_is_help=True, add_completion=False)
 
 SCORERS = ("length", "neg-length", "markdown", "random", "minilm", "bt-tfidf", "bt-minilm", "bt-tfidf-all",
-           "bt-minilm-all", "smollm2", "smollm2-sum", "hf")
+           "bt-minilm-all", "smollm2", "smollm2-sum", "hf", "dpo")
 ROLES = ("chosen", "rejected")
 MAX_SCORE_ROWS = 2_000_000
 
@@ -40,13 +41,22 @@ def _check_ties(ties: str) -> str:
     return ties
 
 
-def make_scorer(name: str, seed: int = 0, model_dir: Path | None = None) -> Any:
+def make_scorer(name: str, seed: int = 0, model_dir: Path | None = None, policy: str | None = None,
+                ref: str | None = None, ref_free: str = "avg", max_tokens: int = 256, batch: int = 4) -> Any:
     """The scorer behind a CLI name."""
     from iclr25.rm_bench import scorers
     if name not in SCORERS:
         raise UserError(f"unknown scorer {name[:40]!r}; choose from {', '.join(SCORERS)}")
     if name == "hf" and model_dir is None:
         raise UserError("--scorer hf needs --model-dir (a local Hugging Face sequence-classification RM)")
+    if name == "dpo":
+        if policy is None:
+            raise UserError("--scorer dpo needs --policy (the DPO-trained model) and, for the paper's "
+                            "reward, --ref (the model it was trained from)")
+        from iclr25.rm_bench.implicit import dpo_scorer
+        return dpo_scorer(policy, ref, ref_free, max_tokens, batch)
+    if policy is not None or ref is not None:
+        raise UserError(f"--policy/--ref are for --scorer dpo, not {name[:40]!r}")
     if name.startswith("bt-"):
         from iclr25.rm_bench.bt import BTRewardModel
         _, features, *pairs = name.split("-")
@@ -75,6 +85,8 @@ def format_result(res: dict[str, Any]) -> str:
               f"{'':<10}{'concise':>9}{'plain':>9}{'markdown':>9}"]
     for name, row in zip(("concise", "plain", "markdown"), m, strict=True):
         lines.append(f"{name:<10}" + "".join(f"{x:>9.1f}" for x in row))
+    lines.append("chance (a random scorer): 50.0 at every level; below 50 on Hard, the RM prefers a wrong "
+                 "answer in a more formatted style")
     lines.append("paper, best RM (Skywork-Reward-Llama-3.1-8B): Easy 89.0, Normal 74.7, Hard 46.6, Avg 70.1")
     return "\n".join(lines)
 
@@ -88,28 +100,50 @@ def _write(res: dict[str, Any], out: Path) -> None:
 @app.command("eval")
 def eval_(
     data: DataOpt,
-    scorer: Annotated[str, typer.Option(help=f"one of: {', '.join(SCORERS)}")] = "length",
-    out: Annotated[Path, typer.Option("-o", "--out", help="results JSON to write")] = Path("rmbench.json"),
+    scorer: Annotated[str | None, typer.Option(help=f"one of: {', '.join(SCORERS)} (default: length, or dpo "
+                                                    "with --policy)")] = None,
+    out: Annotated[Path, typer.Option("-o", "--out", help="results JSON to write (with every item's "
+                                                          "scores)")] = Path("rmbench.json"),
     domains: DomainsOpt = None,
     ties: TiesOpt = "strict",
     model_dir: Annotated[Path | None, typer.Option(help="local Hugging Face reward model (for --scorer hf)")]
     = None,
+    policy: Annotated[str | None, typer.Option(help="DPO policy for --scorer dpo: smollm2, a Llama .gguf "
+                                                    "file or a TinyGPT checkpoint")] = None,
+    ref: Annotated[str | None, typer.Option(help="its reference model (the one DPO started from), in the "
+                                                 "same forms; without it the reward is reference-free")]
+    = None,
+    ref_free: Annotated[str, typer.Option(help="reference-free reward without --ref: avg (mean token "
+                                               "log-prob, rewardbench's default) or sum")] = "avg",
+    max_tokens: Annotated[int, count("response tokens scored by --scorer dpo (the rest is cut)", 4096)] = 256,
+    batch_size: Annotated[int, count("sequences per forward pass for --scorer dpo", 1024)] = 4,
     seed: Seed = 0,
 ) -> None:
-    """Score every response with a built-in scorer and write the style-substance results."""
+    """Score every response with a built-in scorer or a DPO model and write the style-substance results."""
     from iclr25.core.io import output_path
     from iclr25.core.runtime import pin_threads
     from iclr25.rm_bench.data import load_rmbench
-    from iclr25.rm_bench.metric import evaluate
+    from iclr25.rm_bench.metric import evaluate_scores, item_scores, per_item
     pin_threads()
     _check_ties(ties)
-    output_path(out, "results", (".json",))
-    model = make_scorer(scorer, seed, model_dir)
+    if ref_free not in ("avg", "sum"):
+        raise UserError(f"--ref-free must be avg or sum, got {ref_free[:40]!r}")
+    if ref is not None and policy is None:
+        raise UserError("--ref needs --policy (the DPO-trained model it is compared with)")
+    name = scorer or ("dpo" if policy is not None else "length")
+    if str(out) != "-":
+        output_path(out, "results", (".json",))
     items = load_rmbench(data, domains)
-    res = {"scorer": scorer, "items": len(items), **evaluate(model, items, ties)}
+    model = make_scorer(name, seed, model_dir, policy, ref, ref_free, max_tokens, batch_size)
+    ch, rej = item_scores(model, items)
+    res = {"scorer": getattr(model, "name", name) if name == "dpo" else name, "items": len(items),
+           **evaluate_scores(items, ch, rej, ties), "per_item": per_item(items, ch, rej, ties)}
+    if name == "dpo":
+        res["models"] = {"policy": str(policy), "ref": None if ref is None else str(ref),
+                         "max_response_tokens": max_tokens}
     _write(res, out)
-    typer.echo(format_result(res))
-    typer.echo(f"wrote {out}")
+    typer.echo(format_result(res), err=str(out) == "-")
+    typer.echo(f"wrote {out}", err=str(out) == "-")
 
 
 @app.command()
@@ -187,22 +221,32 @@ def score(
     """Read scores from your own reward model (one per exported row) and write the results."""
     from iclr25.core.io import output_path
     from iclr25.rm_bench.data import load_rmbench
-    from iclr25.rm_bench.metric import evaluate_scores
+    from iclr25.rm_bench.metric import evaluate_scores, per_item
     _check_ties(ties)
     output_path(out, "results", (".json",))
     items = load_rmbench(data, domains)
     ch, rej = read_scores(scores, items)
-    res = {"scorer": f"file:{scores.name}", "items": len(items), **evaluate_scores(items, ch, rej, ties)}
+    res = {"scorer": f"file:{scores.name}", "items": len(items), **evaluate_scores(items, ch, rej, ties),
+           "per_item": per_item(items, ch, rej, ties)}
     _write(res, out)
     typer.echo(format_result(res))
     typer.echo(f"wrote {out}")
 
 
 @app.command()
-def report(results: Annotated[Path, typer.Argument(help="results JSON written by eval or score")]) -> None:
-    """Print the Easy / Normal / Hard table and the overall matrix of a results file."""
-    from iclr25.core.io import read_json
+def report(
+    results: Annotated[Path, typer.Argument(help="results JSON written by eval or score")],
+    plot: Annotated[Path | None, typer.Option(help="draw the 3×3 style matrices (overall and per domain) as "
+                                                   "a heat map: .png, .pdf or .svg")] = None,
+    worst: Annotated[int, count("list the N items the reward model gets most wrong (needs the per-item "
+                                "scores eval and score write)", 100_000, low=0)] = 0,
+) -> None:
+    """Print the Easy / Normal / Hard table and the overall matrix of a results file; draw it, and list the
+    items that fail."""
+    from iclr25.core.io import output_path, read_json
     from iclr25.rm_bench.metric import aggregate
+    if plot is not None:
+        output_path(plot, "--plot", (".png", ".pdf", ".svg"))
     res = read_json(results, "results")
     try:
         per = {d: {"matrix": r["matrix"], "n": r["n"]} for d, r in res["domains"].items()}
@@ -214,3 +258,26 @@ def report(results: Annotated[Path, typer.Argument(help="results JSON written by
         raise UserError(f"{results} is not an rm_bench results file (from eval or score)") from None
     typer.echo(f"scorer: {str(res.get('scorer', '?'))[:80]}, ties: {str(res.get('ties', '?'))[:10]}")
     typer.echo(format_result(checked))
+    if worst:
+        _print_worst(res.get("per_item"), worst, results)
+    if plot is not None:
+        from iclr25.rm_bench.plots import style_heatmap
+        style_heatmap(checked, plot, str(res.get("scorer", ""))[:60])
+        typer.echo(f"wrote {plot}")
+
+
+def _print_worst(rows: Any, n: int, path: Path) -> None:
+    """The n items with the fewest style pairs ordered right (ties broken by id)."""
+    ok = isinstance(rows, list) and all(isinstance(r, dict) and {"id", "domain", "correct", "hard"} <= set(r)
+                                        and isinstance(r["correct"], int | float) for r in rows)
+    if not ok or not rows:
+        raise UserError(f"{path} has no per-item scores (results from an older version?); run eval or score "
+                        "again to list the failing items")
+    rows = sorted(rows, key=lambda r: (float(r["correct"]), str(r["domain"]), str(r["id"])))[:n]
+    typer.echo(f"\nthe {len(rows)} items ordered right in the fewest of the 9 (chosen, rejected) style "
+               "pairs:")
+    typer.echo(f"{'domain':<16}{'id':<14}{'right of 9':>11}{'Easy':>7}{'Normal':>8}{'Hard':>7}")
+    for r in rows:
+        typer.echo(f"{str(r['domain'])[:15]:<16}{str(r['id'])[:13]:<14}{r['correct']:>11g}"
+                   f"{float(r.get('easy', float('nan'))):>7.0f}{float(r.get('normal', float('nan'))):>8.0f}"
+                   f"{float(r['hard']):>7.0f}")

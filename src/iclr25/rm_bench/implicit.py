@@ -7,6 +7,10 @@
   ref-free type) or summed ("sum").
 - `SmolLM2Scorer`: that scorer with SmolLM2-135M-Instruct (from iclr25.core.models) as the policy, the
   prompt in its chat template and the response cut to `max_response_tokens`.
+- `LMTokenLogprobs` + `load_lm`: any language model of iclr25.core.models (SmolLM2, a Llama-architecture
+  GGUF file, a TinyGPT checkpoint) as the log-prob function of a DPO policy or its reference, so
+  `DPOImplicitScorer(LMTokenLogprobs(load_lm(policy)), LMTokenLogprobs(load_lm(ref)))` scores with a
+  user's own DPO checkpoints (`iclr25 rm_bench eval --scorer dpo --policy P --ref R`).
 - `HFSequenceClassifierScorer`: a local Hugging Face sequence-classification RM (a scalar head), for
   users with one on disk (needs the optional transformers==5.23.0)."""
 
@@ -159,6 +163,110 @@ class SmolLM2Scorer(DPOImplicitScorer):
         with atomic_write(path) as f:
             np.savez(f, flat=np.concatenate(out), ends=np.cumsum([len(a) for a in out]))
         return out
+
+
+# ---- any language model of iclr25.core.models as a DPO policy or reference ---------------------------
+
+LM_HELP = ("smollm2 (SmolLM2-135M-Instruct from iclr25.core.models), a Llama-architecture .gguf file, or a "
+           "TinyGPT checkpoint (TinyGPT.state())")
+MAX_LM_BYTES = 4_000_000_000
+
+
+def load_lm(spec: str | os.PathLike, what: str = "--policy"):
+    """The language model named by `spec` (see LM_HELP), through iclr25.core.models; a one-line
+    UserError naming the accepted formats for anything else."""
+    from iclr25.core.models import TinyGPT, load_gguf, small_lm
+    if str(spec).lower() == "smollm2":
+        return small_lm()
+    path = Path(spec)
+    try:
+        found = path.is_file()
+    except OSError as e:  # a name too long, a permission error on a parent
+        raise UserError(f"{what}: cannot read {str(path)[:80]!r}: {e.strerror or e}") from None
+    if not found:
+        raise UserError(f"{what}: file not found: {str(path)[:200]} (expected {LM_HELP})")
+    if path.stat().st_size > MAX_LM_BYTES:
+        raise UserError(f"{what}: {path} is larger than {MAX_LM_BYTES:,} bytes")
+    if path.suffix.lower() == ".gguf":
+        return load_gguf(path)
+    try:
+        return TinyGPT.from_state(path.read_bytes())
+    except Exception:  # torch raises many types on foreign or damaged files
+        raise UserError(f"{what}: {path} is not a language model: expected {LM_HELP}") from None
+
+
+def lm_sequences(model, prompts: Sequence[str], responses: Sequence[str], max_response_tokens: int,
+                 max_prompt_tokens: int = 768) -> tuple[list[list[int]], list[int]]:
+    """Token ids of the prompt context + response, and the number of response tokens of each. The context
+    is the model's chat template around the prompt where it has one, else "prompt\n\n"; the response is
+    cut to `max_response_tokens`, and the context keeps its last tokens so the whole fits the model."""
+    tok, eos = model.tokenizer, model.tokenizer.eos_ids[0]
+    has_chat = getattr(model, "chat_template", None)
+    seqs, n_resp = [], []
+    for x, y in zip(prompts, responses, strict=True):
+        text = model.apply_chat([{"role": "user", "content": x}]) if has_chat else f"{x}\n\n"
+        resp = tok.encode(y)[:min(max_response_tokens, model.max_length - 1)] or [eos]
+        room = min(max_prompt_tokens, model.max_length - len(resp))
+        ctx = tok.encode(text)[-room:] or [eos]
+        seqs.append(ctx + resp)
+        n_resp.append(len(resp))
+    return seqs, n_resp
+
+
+class LMTokenLogprobs:
+    """(prompts, responses) -> per-token log-probs of each response under `model` (any CausalLM of
+    iclr25.core.models), in batches of `batch` sequences of similar length, with a progress bar."""
+
+    def __init__(self, model, max_response_tokens: int = 256, batch: int = 4, label: str = "model") -> None:
+        if not 1 <= max_response_tokens <= 4096 or not 1 <= batch <= 1024:
+            raise UserError(f"max_response_tokens must be in [1, 4096] and batch in [1, 1024], got "
+                            f"{max_response_tokens}, {batch}")
+        self.model, self.max_response_tokens = model, max_response_tokens
+        self.batch, self.label = batch, label
+
+    def __call__(self, prompts: Sequence[str], responses: Sequence[str]) -> list[np.ndarray]:
+        import torch
+
+        from iclr25.core.runtime import progress
+        seqs, n_resp = lm_sequences(self.model, list(prompts), list(responses), self.max_response_tokens)
+        order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))  # similar lengths share a batch
+        out: list[np.ndarray] = [np.zeros(0, np.float32)] * len(seqs)
+        starts = range(0, len(order), self.batch)
+        for s in progress(starts, f"log-probs under {self.label}", total=len(starts)):
+            rows = order[s:s + self.batch]
+            for batch_rows, logp, _ in self.model.distributions([seqs[r] for r in rows], batch=len(rows)):
+                T = logp.shape[1]  # noqa: N806
+                for b, k in enumerate(batch_rows):
+                    r = rows[k]
+                    n = n_resp[r]
+                    tgt = torch.as_tensor(seqs[r][-n:], dtype=torch.long)
+                    lp = logp[b, T - 1 - n:T - 1].gather(-1, tgt[:, None])[:, 0]  # the response tokens
+                    out[r] = lp.numpy().astype(np.float32)
+        return out
+
+
+def same_tokenizer(a, b) -> bool:
+    """Whether two models split text the same way (a DPO policy and its reference must)."""
+    probe = "Reward models: 1 + 2 = 3.\n## Ünïcode ≥ **bold** `code`"
+    return a.vocab_size == b.vocab_size and a.tokenizer.encode(probe) == b.tokenizer.encode(probe)
+
+
+def dpo_scorer(policy: str | os.PathLike, ref: str | os.PathLike | None = None, ref_free: str = "avg",
+               max_response_tokens: int = 256, batch: int = 4) -> DPOImplicitScorer:
+    """The DPO implicit reward of a policy checkpoint against its reference checkpoint (log π_θ − log π_ref
+    summed over the response), or the policy's reference-free reward (`ref_free`: avg or sum)."""
+    pol = load_lm(policy, "--policy")
+    ref_lp = None
+    if ref is not None:
+        ref_model = load_lm(ref, "--ref")
+        if not same_tokenizer(pol, ref_model):
+            raise UserError("--policy and --ref split text differently; the DPO reward compares the policy "
+                            "with the model it was trained from, which has the same tokenizer")
+        ref_lp = LMTokenLogprobs(ref_model, max_response_tokens, batch, f"reference {Path(str(ref)).name}")
+    scorer = DPOImplicitScorer(LMTokenLogprobs(pol, max_response_tokens, batch,
+                                               f"policy {Path(str(policy)).name}"), ref_lp, ref_free)
+    scorer.name = "dpo" if ref is not None else f"dpo-ref-free-{ref_free}"
+    return scorer
 
 
 # ---- local Hugging Face reward models -----------------------------------------------------------------

@@ -125,6 +125,33 @@ def evaluate_scores(items: Sequence[Item], chosen: Any, rejected: Any,
     return out
 
 
+def per_item(items: Sequence[Item], chosen: Any, rejected: Any, ties: str = "strict") -> list[dict[str, Any]]:
+    """One record per item, to see which items a reward model gets wrong: its id and domain, the six
+    scores (concise, plain, markdown), `correct` = how many of the 9 (chosen, rejected) style pairs it
+    orders right (a tie counts 0, or ½ with ties="half"), and its own Easy / Normal / Hard in percent.
+
+    >>> from iclr25.rm_bench.data import Item
+    >>> it = Item("7", "chat", "q", ("a",) * 3, ("b",) * 3)
+    >>> r = per_item([it], [[1, 2, 3]], [[2, 2, 2]])[0]
+    >>> r["correct"], r["easy"], r["normal"], r["hard"]
+    (3.0, 66.7, 33.3, 0.0)
+    """
+    if ties not in TIES:
+        raise UserError(f"ties must be one of {', '.join(TIES)}, got {ties!r}"[:200])
+    ch, rej = _scores(chosen, "chosen scores"), _scores(rejected, "rejected scores")
+    if len(ch) != len(items) or len(rej) != len(items):
+        raise UserError(f"{len(ch)} score rows for {len(items)} items")
+    win = (ch[:, :, None] > rej[:, None, :]).astype(np.float64)
+    if ties == "half":
+        win += 0.5 * (ch[:, :, None] == rej[:, None, :])
+    out = []
+    for i, it in enumerate(items):
+        lv = difficulty(100.0 * win[i])
+        out.append({"id": it.id, "domain": it.domain, "chosen": ch[i].tolist(), "rejected": rej[i].tolist(),
+                    "correct": float(win[i].sum()), **{k: round(lv[k], 1) for k in LEVELS}})
+    return out
+
+
 def evaluate(scorer: Any, items: Sequence[Item], ties: str = "strict") -> dict[str, Any]:
     """Score every response of `items` with `scorer` and return {"domains": {name: {matrix, n, easy,
     normal, hard, avg}}, "overall": {easy, normal, hard, avg}, "files": ..., "ties": ...}."""

@@ -69,3 +69,44 @@ def difficulty_bars(levels: Mapping[str, Mapping[str, float]], path: Path) -> Pa
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def style_heatmap(result: Mapping[str, Any], path: Path, title: str = "") -> Path:
+    """The 3×3 style-substance matrix of one results file as heat maps: overall (mean over domains) and
+    one panel per domain, cells in percent with 50 (chance) in the middle of the colour scale; written
+    atomically (a device or FIFO is written through)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from iclr25.core.runtime import atomic_write
+    panels = {"overall": overall_matrix(result),
+              **{d: np.asarray(r["matrix"], dtype=float) for d, r in result["domains"].items()}}
+    if len(result["domains"]) == 1:  # one domain: its matrix is the overall one
+        only = next(iter(result["domains"]))
+        panels = {f"overall = {only}": panels.pop(only)}
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(3.1 * n + 0.6, 3.3), squeeze=False)
+    im = None
+    for ax, (name, m) in zip(axes[0], panels.items(), strict=True):
+        im = ax.imshow(m, vmin=0, vmax=100, cmap="RdYlGn")
+        for i in range(3):
+            for j in range(3):
+                ax.text(j, i, f"{m[i, j]:.0f}", ha="center", va="center", fontsize=9,
+                        fontweight="bold" if i < j else "normal")  # bold: the Hard cells
+        ax.set_xticks(range(3), STYLES, fontsize=7)
+        ax.set_yticks(range(3), STYLES, fontsize=7)
+        ax.set_xlabel("rejected style", fontsize=7)
+        ax.set_ylabel("chosen style", fontsize=7)
+        lv = {"easy": m[np.tril_indices(3, -1)].mean(), "normal": np.diag(m).mean(),
+              "hard": m[np.triu_indices(3, 1)].mean()}
+        ax.set_title(f"{name}\nEasy {lv['easy']:.1f} · Normal {lv['normal']:.1f} · Hard {lv['hard']:.1f}",
+                     fontsize=8)
+    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="accuracy (%), chance 50")
+    fig.suptitle((title + ": " if title else "") + "chosen (row style) beats rejected (column style); "
+                 "upper triangle (bold) = Hard", fontsize=8)
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    with atomic_write(path) as f:
+        fig.savefig(f, format=fmt, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
