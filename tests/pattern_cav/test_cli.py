@@ -187,3 +187,12 @@ def test_user_model_errors_are_one_line(tmp_path):
         assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = _run(*base, "--model", f"{d}/net.py:make_net", "--weights", str(d / "x.npy"))
     assert r.returncode == 2 and "is not a state_dict of this model" in r.stderr
+
+
+def test_an_empty_table_is_one_line(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    np.save(tmp_path / "acts.npy", np.ones((4, 3)))
+    r = _run("score", "--cav", str(tmp_path / "empty.txt"), "--acts", str(tmp_path / "acts.npy"))
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [
+        f"iclr25: error: cav file {tmp_path / 'empty.txt'} holds no numbers; expected a numeric table, "
+        "one row per sample"]

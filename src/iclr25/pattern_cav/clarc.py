@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from iclr25.core.errors import UserError
+from iclr25.core.runtime import progress
 from iclr25.pattern_cav.activations import get_layer, model_dtype
 
 
@@ -183,7 +184,7 @@ def rr_clarc(model: nn.Module, layer: str, cav: Any, x: Any, y: Any,
     model.eval()  # frozen layers keep eval behaviour (batch-norm statistics, dropout off)
     for m in after:
         m.train()
-    for _ in range(config.epochs):
+    for _ in progress(range(config.epochs), "RR-ClArC fine-tuning (epochs)"):
         perm = torch.randperm(x.shape[0], generator=gen)
         for i in range(0, x.shape[0], config.batch_size):
             idx = perm[i:i + config.batch_size]

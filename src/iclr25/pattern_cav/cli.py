@@ -68,11 +68,16 @@ def _read_table(path: Path, what: str):
         skip = 0
     except ValueError:
         skip = 1  # a header row
+    import warnings
     try:
-        a = np.loadtxt(path, delimiter=delim, skiprows=skip, ndmin=2, dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an empty file: refused below, in one line
+            a = np.loadtxt(path, delimiter=delim, skiprows=skip, ndmin=2, dtype=np.float64)
     except ValueError as e:
         raise UserError(f"{what} file {path}: expected a numeric table, one row per sample, every cell a "
                         f"number ({str(e).splitlines()[0][:100]})") from None
+    if a.size == 0:
+        raise UserError(f"{what} file {path} holds no numbers; expected a numeric table, one row per sample")
     a = a[:, 0] if a.shape[1] == 1 else a
     return check_array(a, f"{what} ({path})")
 

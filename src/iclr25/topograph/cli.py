@@ -391,7 +391,8 @@ def segment(checkpoint: Annotated[Path, typer.Option(help="a checkpoint written 
     output_dir(out, "--out")
     net, _, _ = load_checkpoint(checkpoint, model)
     rows = []
-    for f in files:
+    from iclr25.core.runtime import progress
+    for f in progress(files, "segmenting", total=len(files)):
         x = read_image(f, "image").astype(np.float32)
         if max(x.shape) > 4 * MAX_SIDE:
             raise UserError(f"image {f.name} is {x.shape[1]}x{x.shape[0]}: tile images larger than "

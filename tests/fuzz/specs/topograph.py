@@ -6,12 +6,14 @@ from PIL import Image
 from ..spec import Spec
 
 SPECS = [
-    Spec("topograph metric", {"pred": "{pred_png}", "gt": "{gt_png}", "out": "{tmp}/overlay.png",
-                              "boundary": "pad"}),
-    Spec("topograph train", {"images": "{img_dir}", "masks": "{mask_dir}", "size": "32", "warm_iters": "2",
-                             "iters": "2", "test_fraction": "0.2", "loss": "dice+topograph",
-                             "boundary": "none", "save": "{tmp}/w.pt"}),
-    Spec("topograph bench", {"size": ["32"], "batch": "2", "repeats": "1"}),
+    Spec("topograph metric", {"pred": "{pred_png}", "gt": "{gt_png}", "out": "{tmp}/rows.csv",
+                              "overlay": "{tmp}/overlay.png", "boundary": "pad"}),
+    Spec("topograph train", {"images": "{img_dir}", "masks": "{mask_dir}", "size": "32", "warm_steps": "2",
+                             "steps": "2", "test_fraction": "0.2", "loss": "dice+topograph",
+                             "boundary": "none", "out": "{tmp}/w.pt"}),
+    Spec("topograph segment", {"checkpoint": "{checkpoint}", "images": "{img_dir}", "out": "{tmp}/seg",
+                               "masks": "{mask_dir}"}),
+    Spec("topograph bench", {"size": ["32"], "batch_size": "2", "repeats": "1"}),
 ]
 
 
@@ -29,5 +31,9 @@ def valid(d):
         m[:, 3 + 3 * i] = 255
         Image.fromarray(m).save(d / "msk" / f"{i}.png")
         Image.fromarray(m // 2 + 20).save(d / "img" / f"{i}.png")
+    from iclr25.topograph.model_io import save_checkpoint
+    from iclr25.topograph.unet import UNet
+    save_checkpoint(d / "ck.pt", UNet(), {"kind": "unet", "channels": [8, 16, 32]},
+                    {"loss": "dice", "steps": 0})
     return {"gt_png": str(d / "gt.png"), "pred_png": str(d / "pred.png"), "img_dir": str(d / "img"),
-            "mask_dir": str(d / "msk")}
+            "mask_dir": str(d / "msk"), "checkpoint": str(d / "ck.pt")}
