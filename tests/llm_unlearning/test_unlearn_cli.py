@@ -172,3 +172,40 @@ def test_each_forget_example_keeps_its_retain_partner_and_template(model, monkey
     U.unlearn(model, None, FACTS[:4], FACTS[4:], method="idk+ap", epochs=4, lr=1e-3,
               config=U.UnlearnConfig(method="idk+ap", epochs=4, lr=1e-3, batch=2))
     assert len(seen) == 4 and all(len(v) == 1 for v in seen.values())
+
+
+def test_cli_defaults_unlearn_two_pairs_and_print_rouge_before_and_after(tmp_path, iclr25_cli):
+    """The issue's case: 2 forget pairs with the defaults left forget ROUGE 0.929 -> 0.929 and printed
+    'unlearned 2 pairs'. Default epochs now give at least 30 steps, and the command prints the before/after
+    ROUGE (its trivial baseline: the model before unlearning)."""
+    f = _write(tmp_path / "f.jsonl", FACTS[:2])
+    r = _write(tmp_path / "r.jsonl", FACTS[2:])
+    m, u = tmp_path / "m.pt", tmp_path / "u.pt"
+    code, out, err = iclr25_cli("llm_unlearning", "pretrain", "--train", _write(tmp_path / "a.jsonl", FACTS),
+                                "-o", m, "--epochs", 120, "--layers", 2, "--width", 32, "--lr", 3e-3)
+    assert code == 0, err
+    code, out, err = iclr25_cli("llm_unlearning", "unlearn", "--model", m, "--forget", f, "--retain", r,
+                                "-o", u)
+    assert code == 0, err
+    assert "30 epochs (30 steps)" in err
+    before, after = (float(x) for x in out.split("forget ROUGE-L ")[1].split(" (")[0].split(" -> "))
+    assert before > 0.8 and after < before - 0.05 and "warning" not in err
+    code, out, err = iclr25_cli("llm_unlearning", "unlearn", "--model", m, "--forget", f, "--retain", r,
+                                "-o", u, "--epochs", 1, "--lr", 1e-7)
+    assert code == 0 and "warning: forget ROUGE-L fell by" in err
+
+
+@pytest.mark.slow
+def test_cli_unlearns_smollm2_and_saves_a_loadable_llama(tmp_path, iclr25_cli):
+    from iclr25.core.models import Llama
+    from iclr25.llm_unlearning.checkpoints import load_model
+    f = _write(tmp_path / "f.jsonl", FACTS[:1])
+    r = _write(tmp_path / "r.jsonl", FACTS[1:2])
+    u = tmp_path / "u.pt"
+    code, out, err = iclr25_cli("llm_unlearning", "unlearn", "--model", "smollm2", "--forget", f,
+                                "--retain", r, "-o", u, "--epochs", 1, "--method", "ga+gd")
+    assert code == 0, err
+    assert "lr 1e-05" in err and "forget ROUGE-L" in out
+    model = load_model(u)
+    assert isinstance(model, Llama) and model.vocab_size == 49152
+    assert model.generate(["Question: Where? Answer:"], max_new_tokens=2, temperature=0.0)

@@ -71,11 +71,36 @@ def test_urse_shapes_and_coefficients():
     assert u.decode(a).shape == (2, 28, 8, 8)
 
 
-def test_predictor_has_about_0_3m_parameters_and_keeps_shape():
-    p = Predictor()
-    assert 0.2e6 < p.n_params < 0.45e6
-    y = np.random.default_rng(0).random((8, 8 + 54)).astype(np.float32)
-    assert p.predict(y, np.ones((8, 8), np.float32)).shape == (28, 8, 8)
+def test_untrained_predictor_is_gap_tv_and_keeps_shape():
+    """The predictor starts at the classical level: with its stages untrained (zero last layers) it returns
+    GAP-TV's reconstruction exactly."""
+    from iclr25.psr_sci.classic import gap_tv
+    from iclr25.psr_sci.predictor import PredictorConfig
+
+    p = Predictor(PredictorConfig(gap_iters=5))
+    assert 0.2e6 < p.n_params < 0.6e6
+    rng = np.random.default_rng(0)
+    mask = (rng.random((8, 9)) < 0.5).astype(np.float32)
+    y = cassi_forward(rng.random((28, 8, 9)).astype(np.float32), mask)
+    x, x_gap = p.predict_with_classic(y, mask)
+    assert x.shape == (28, 8, 9)
+    np.testing.assert_allclose(x, x_gap, atol=1e-6)
+    np.testing.assert_allclose(x_gap, gap_tv(y, mask, iters=5), atol=1e-5)
+
+
+def test_predictor_training_keeps_the_best_held_out_checkpoint():
+    from iclr25.psr_sci.predictor import PredictorConfig, fit_predictor, make_pool
+
+    g = torch.Generator().manual_seed(0)
+    cfg = PredictorConfig(gap_iters=3, steps=6, val_every=2, batch=2, width=8)
+    cubes = torch.rand(6, 28, 8, 8, generator=g)
+    masks = (torch.rand(6, 8, 8, generator=g) < 0.5).float()
+    pool = make_pool(cubes, masks, cfg)
+    model = Predictor(cfg)
+    hist = fit_predictor(model, pool.take(slice(0, 4)), pool.take(slice(4, 6)), g)
+    assert hist["val_step"] == [0, 2, 4, 6] and len(hist["loss"]) == 6
+    best = hist["val_step"][int(np.argmin(hist["val_mse"]))]
+    assert hist["best_step"] == [best]
 
 
 def test_subspace_refiner_needs_urse_and_a_known_prior():

@@ -7,13 +7,15 @@ from iclr25.core.lazy import lazy_package
 
 __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "data": ["World", "idk_templates", "load_tofu", "prompt", "tofu_world"],
-    "evaluate": ["SETS", "SetResult", "UnlearningReport", "evaluate_set", "evaluate_unlearning",
+    "evaluate": ["SETS", "SetResult", "UnlearningReport", "answer_items", "evaluate_set",
+        "evaluate_unlearning",
         "forget_efficacy", "forget_quality", "hallucination_rate", "harmonic_mean",
         "model_utility"],
-    "experiments": ["CLAIMS", "run"],
+    "claims": ["CLAIMS"],
+    "experiments": ["run"],
     "losses": ["ap_loss", "dpo_loss", "ga_loss", "gd_loss", "idk_loss", "kl_loss", "me_loss",
         "npo_loss", "sequence_nll"],
     "metrics": ["is_refusal", "rouge_l", "symbolic_entails", "token_entropy"],
-    "model": ["PretrainConfig", "TinyGPT", "pretrain"],
+    "model": ["FinetuneConfig", "PretrainConfig", "TinyGPT", "finetune_qa", "pretrain"],
     "unlearn": ["METHODS", "UnlearnConfig", "continual_unlearn", "unlearn"],
 })

@@ -111,9 +111,10 @@ class World:
 
 
 def tofu_world(root: str | os.PathLike, tasks: Sequence[int], n_retain_authors: int,
-               n_real: int | None) -> World:
+               n_real: int | None, full_vocab: bool = True) -> World:
     """The TOFU world from the data folder: forget01 tasks, the first `n_retain_authors` retain90 authors,
-    the first `n_real` learnable Real Authors / World Facts rows (None: all)."""
+    the first `n_real` learnable Real Authors / World Facts rows (None: all). `full_vocab`: the tokenizer
+    covers every text of the TOFU files (one vocabulary for every choice of tasks), else only this world's."""
     root = Path(root)
     forget = load_tofu(root / "forget01_perturbed.json", "forget01_perturbed")
     retain = load_tofu(root / "retain90.json", "retain90")[:n_retain_authors * QA_PER_AUTHOR]
@@ -130,5 +131,6 @@ def tofu_world(root: str | os.PathLike, tasks: Sequence[int], n_retain_authors: 
     if missing:
         raise UserError(f"forget01 has no task {missing[0]}")
     retain_eval = [retain_pert[r["question"]] for r in retain if r["question"] in retain_pert]
-    # one vocabulary for every choice of tasks: the retain-only model is then the same in every world
-    return World(forget_tasks, retain, ra, wf, retain_eval, vocab_rows=forget + retain_eval + ra + wf)
+    vocab = forget + retain_eval + ra + wf if full_vocab else \
+        [r for t in sorted(forget_tasks) for r in forget_tasks[t]] + retain_eval + ra + wf
+    return World(forget_tasks, retain, ra, wf, retain_eval, vocab_rows=vocab)

@@ -203,3 +203,19 @@ def hallucination_rate(result: SetResult) -> float:
     flags = [(1 - r) * (t >= 0.5) * (1 - e)
              for r, t, e in zip(it["refused"], it["te"], it["entailed"], strict=True)]
     return float(np.mean(flags))
+
+
+def answer_items(model: CausalLM, rows: Sequence[QA], max_new_tokens: int = 96) -> dict[str, list]:
+    """Greedy answers and the per-item values behind the hallucination rate, without the costlier
+    probability metrics: generations, ROUGE-L recall, TE, entailed (ES), refused, hallucinated."""
+    rows = check_qas(rows, "question set", need=("question", "answer"))
+    gens, ids = generate_answers(model, [r["question"] for r in rows], max_new_tokens)
+    out: dict[str, list] = {"generations": gens,
+                            "rouge": [rouge_l(r["answer"], g)[0] for r, g in zip(rows, gens, strict=True)],
+                            "te": [token_entropy(x) for x in ids],
+                            "entailed": [float(entailed(g, r, True))
+                                         for g, r in zip(gens, rows, strict=True)],
+                            "refused": [float(is_refusal(g)) for g in gens]}
+    out["hallucinated"] = [float((1 - r) * (t >= 0.5) * (1 - e))
+                           for r, t, e in zip(out["refused"], out["te"], out["entailed"], strict=True)]
+    return out

@@ -230,3 +230,56 @@ def token_nll(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Mean NLL per sequence over its labelled tokens (B,): logits (B, T, V) at t predict labels[t + 1]."""
     n = (labels[:, 1:] != IGNORE).sum(1).clamp_min(1)
     return sequence_nll(logits, labels) / n
+
+
+@dataclass(frozen=True)
+class FinetuneConfig:
+    """Fine-tuning any CausalLM (a pretrained one: SmolLM2) on question -> answer pairs, loss on the answer
+    (the paper's recipe for its retain model: AdamW, weight decay 0.01, linear warm-up then decay)."""
+
+    epochs: int = 2
+    batch: int = 8
+    lr: float = 5e-5
+    weight_decay: float = 0.01
+    seed: int = 0
+
+
+def finetune_qa(model: CausalLM, rows: Sequence[QA], config: FinetuneConfig | None = None,
+                description: str = "fine-tuning") -> CausalLM:
+    """A fine-tuned copy of `model` (the input is untouched); `model.train_info` gets the loss per epoch."""
+    import copy
+
+    from iclr25.core.runtime import progress, timer
+    cfg = config or FinetuneConfig()
+    if not rows:
+        raise UserError("fine-tuning needs at least one question-answer pair")
+    tok = model.tokenizer
+    net = copy.deepcopy(model).train().requires_grad_(True)
+    pairs = [encode_qa(tok, r["question"], r["answer"]) for r in rows]
+    rng = np.random.default_rng(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    lengths = np.array([len(x) for x, _ in pairs])
+    steps_per_epoch = -(-len(pairs) // cfg.batch)
+    total, warm = cfg.epochs * steps_per_epoch, max(1, steps_per_epoch // 2)
+    opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
+                            weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    per_epoch: list[float] = []
+    with timer() as t:
+        for _ in progress(range(cfg.epochs), description, total=cfg.epochs):
+            losses: list[float] = []
+            for b in _length_batches(lengths, cfg.batch, rng):
+                ids, labels, mask = collate([pairs[i] for i in b], tok.pad_id, net.max_length)
+                loss = answer_nll(net, ids, mask, labels).mean()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+                opt.step()
+                sched.step()
+                losses.append(float(loss.detach()))
+            per_epoch.append(float(np.mean(losses)))
+    net.eval().requires_grad_(False)
+    net.train_info = {"epoch_loss": [round(x, 4) for x in per_epoch], "train_s": t["s"],
+                      "params": net.n_params, "train_pairs": len(pairs)}
+    return net

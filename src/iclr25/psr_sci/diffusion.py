@@ -1,6 +1,8 @@
-"""Subspace diffusion refinement (§2(d)) and SCI-consistency guidance (§2(e)) at CPU scale: a conditional
-DDPM trained here (no Stable Diffusion prior), sampled with DDIM from the noised initial embedding
-("better_start"); for t < t_start each step pulls x̂₀ toward ‖Φ(ψ⁻¹(A) + X^l) − y‖₁ with momentum.
+"""Subspace diffusion refinement (§2(d)) and SCI-consistency guidance (§2(e)) at CPU scale: a DDPM prior
+trained here on ground-truth latents (no Stable Diffusion), sampled with DDIM from the noised initial
+embedding ("better_start"); for t < t_start each step pulls x̂₀ toward ‖Φ(ψ⁻¹(A) + X^l) − y‖₁ with
+momentum and toward A_init by the anchor term (the prior itself is unconditional, as SD's U-Net is; the
+paper adds a ControlNet on A_init, which we do not train).
 
 Three priors share this code: "subspace" (3 channels at 2H × 2W through URSe, PSR-SCI), "band_group"
 (one 3-channel model over the 28 HF bands in 10 groups, DiffSCI-style) and "full_cube" (28 channels)."""
@@ -26,9 +28,9 @@ class RefinerConfig:
     beta_start: float = 1e-4
     beta_end: float = 0.02
     lr: float = 1e-3
-    batch: int = 16
-    steps: int = 1000
-    patch: int = 32  # training patch of the latent image, px
+    batch: int = 8
+    steps: int = 5000
+    patch: int = 64  # training patch of the latent image, px
     ddim_steps: int = 30
     start_t: int = 399  # better_start: sampling starts from A_init noised to this step (ours: = t_start)
     g_scale: float = 800.0  # s
@@ -101,7 +103,7 @@ def guidance_grad(z0: torch.Tensor, *args, **kwargs) -> tuple[torch.Tensor, floa
 
 
 class LatentDDPM:
-    """ε-prediction DDPM on latent images with a concatenated condition; DDIM sampling with guidance."""
+    """ε-prediction DDPM prior on latent images; DDIM sampling from a noised start with guidance."""
 
     def __init__(self, channels: int, config: RefinerConfig):
         self.config = config
@@ -110,9 +112,8 @@ class LatentDDPM:
         self.abar = alphas_cumprod(config).float()
         self.losses_: list[float] = []
 
-    def fit(self, z_gt: torch.Tensor, z_init: torch.Tensor, generator: torch.Generator,
-            description: str = "refiner") -> LatentDDPM:
-        """Train on random patches of normalised (target, condition) pairs (N, C, h, w)."""
+    def fit(self, z_gt: torch.Tensor, generator: torch.Generator, description: str = "prior") -> LatentDDPM:
+        """Train on random patches of normalised ground-truth latents (N, C, h, w), flipped at random."""
         c = self.config
         opt = torch.optim.Adam(self.net.parameters(), lr=c.lr)
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1 - 0.9 * s / max(c.steps, 1))
@@ -124,14 +125,14 @@ class LatentDDPM:
             i0 = int(torch.randint(0, h - p + 1, (1,), generator=generator))
             j0 = int(torch.randint(0, w - p + 1, (1,), generator=generator))
             x0 = z_gt[idx, :, i0:i0 + p, j0:j0 + p]
-            cond = z_init[idx, :, i0:i0 + p, j0:j0 + p]
-            if torch.rand((), generator=generator) < 0.5:
-                x0, cond = x0.flip(-1), cond.flip(-1)
+            for dim in (-1, -2):
+                if torch.rand((), generator=generator) < 0.5:
+                    x0 = x0.flip(dim)
             t = torch.randint(0, c.timesteps, (c.batch,), generator=generator)
             eps = torch.randn(x0.shape, generator=generator)
             ab = self.abar[t][:, None, None, None]
             xt = ab.sqrt() * x0 + (1 - ab).sqrt() * eps  # forward process q(x_t | x_0)
-            loss = ((self.net(xt, t, cond) - eps) ** 2).mean()
+            loss = ((self.net(xt, t) - eps) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -140,29 +141,30 @@ class LatentDDPM:
         self.net.eval()
         return self
 
-    def timesteps(self, steps: int | None = None) -> list[int]:
+    def timesteps(self, steps: int | None = None, start_t: int | None = None) -> list[int]:
         c = self.config
         k = steps or c.ddim_steps
-        return [int(round(v)) for v in np.linspace(c.start_t, 0, k)]
+        return [int(round(v)) for v in np.linspace(c.start_t if start_t is None else start_t, 0, k)]
 
     @torch.no_grad()
-    def sample(self, cond: torch.Tensor, generator: torch.Generator, steps: int | None = None,
+    def sample(self, start: torch.Tensor, generator: torch.Generator, steps: int | None = None,
                guide: Callable[[torch.Tensor], tuple[torch.Tensor, float]] | None = None,
-               g_scale: float | None = None) -> tuple[torch.Tensor, dict]:
-        """DDIM (η = 0) from the condition noised to `start_t`; `guide(x̂₀) -> (∂loss/∂x̂₀, loss)`
+               g_scale: float | None = None, start_t: int | None = None) -> tuple[torch.Tensor, dict]:
+        """DDIM (η = 0) from `start` (A_init) noised to `start_t` (default: the config's);
+        `guide(x̂₀) -> (∂loss/∂x̂₀, loss)`
         applies §2(e) for t < t_start: m ← μm + (1−μ)·(−s·∇)·max(1/c₁(t), 4); x̂₀ ← x̂₀ + m."""
         c = self.config
         s = c.g_scale if g_scale is None else g_scale
-        ts = self.timesteps(steps)
+        ts = self.timesteps(steps, start_t)
         ab0 = self.abar[ts[0]]
-        z = ab0.sqrt() * cond + (1 - ab0).sqrt() * torch.randn(cond.shape, generator=generator)
-        m = torch.zeros_like(cond)
+        z = ab0.sqrt() * start + (1 - ab0).sqrt() * torch.randn(start.shape, generator=generator)
+        m = torch.zeros_like(start)
         losses = []
-        z0 = cond
+        z0 = start
         for i, t in enumerate(ts):
             ab = self.abar[t]
             ab_prev = self.abar[ts[i + 1]] if i + 1 < len(ts) else torch.tensor(1.0)
-            eps = self.net(z, torch.full((z.shape[0],), t), cond)
+            eps = self.net(z, torch.full((z.shape[0],), t))
             z0 = ((z - (1 - ab).sqrt() * eps) / ab.sqrt()).clamp(-1, 1)
             eps = (z - ab.sqrt() * z0) / (1 - ab).sqrt()
             if guide is not None and t < c.t_start:

@@ -1,45 +1,59 @@
-"""Trained PSR-SCI components for a profile's sizes: trained in stages over `ctx.map` (predictor; then URSe
-beside the full-cube refiner; then the subspace beside the band-group refiner) and cached under
-cache_dir() keyed by the sizes, the seed and the code version."""
+"""Trained PSR-SCI networks: state dicts with their configurations, rebuilt into a predictor, URSe and one
+PSRPipeline per prior. The reproduction trains them in stages over `ctx.map` (GAP-TV starts of the pool;
+the predictor beside the full-cube prior; URSe; the subspace prior) and caches them under cache_dir(),
+keyed by sizes, seed and code version; `iclr25 psr_sci train` trains them on a user's cubes into a file."""
 
 from __future__ import annotations
 
 import io
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import torch
 
+from iclr25.core.errors import UserError
 from iclr25.core.runtime import RunContext, atomic_write, cache_dir, config_hash
 from iclr25.psr_sci.pipeline import PSRPipeline
 from iclr25.psr_sci.training import (
     CODE_VERSION,
+    POOL_PARTS,
+    Configs,
     Sizes,
     configs,
     make_refiner,
+    pool_part,
     predictor_from,
-    train_predictor,
-    train_refiner,
-    train_urse,
+    stage,
     urse_from,
 )
 
-PRIORS = ("subspace", "band_group", "full_cube")
+FORMAT = "iclr25.psr_sci.models/2"
 
 
 @dataclass
 class TrainedModels:
-    """State dicts (picklable, so workers can rebuild the networks) and training losses."""
+    """State dicts (picklable, so workers can rebuild the networks), their configurations and losses."""
 
+    configs: dict
     predictor: dict
     urse: dict
-    refiners: dict[str, dict]
+    priors: dict[str, dict]
 
-    def build(self, sizes: Sizes) -> SimpleNamespace:
-        """predictor, urse and one PSRPipeline per prior: psr (subspace), band_group, full_cube."""
-        key = (id(self), sizes)
-        if _BUILT.get("key") != key or _BUILT.get("models") is not self:
-            _BUILT.update(key=key, models=self, built=_build(self, sizes))
+    @property
+    def cfgs(self) -> Configs:
+        return Configs.from_dict(self.configs)
+
+    @property
+    def bands(self) -> int:
+        return self.cfgs.predictor.bands
+
+    def build(self) -> SimpleNamespace:
+        """predictor, urse and PSRPipelines psr (subspace prior), full_cube, band_group (the subspace
+        U-Net on 3-band groups: a DiffSCI-style pass, used for timing)."""
+        if _BUILT.get("models") is not self:
+            _BUILT.update(models=self, built=_build(self))
         return _BUILT["built"]
 
     @property
@@ -48,66 +62,89 @@ class TrainedModels:
             return sum(v.numel() for k, v in sd.items() if torch.is_tensor(v) and "running" not in k)
 
         return {"predictor": count(self.predictor["net"]), "urse": count(self.urse["net"]),
-                **{k: count(v["net"]) for k, v in self.refiners.items()}}
+                **{k: count(v["net"]) for k, v in self.priors.items()}}
 
     def losses(self) -> dict[str, list[float]]:
         return {"predictor": self.predictor["losses"], "URSe": self.urse["losses"],
-                **{k: v["losses"] for k, v in self.refiners.items()}}
+                **{f"prior ({k})": v["losses"] for k, v in self.priors.items()}}
+
+    def to_blob(self) -> dict[str, Any]:
+        return {"format": FORMAT, "configs": self.configs, "predictor": self.predictor, "urse": self.urse,
+                "priors": self.priors}
+
+    @classmethod
+    def from_blob(cls, blob: dict[str, Any]) -> TrainedModels:
+        if not isinstance(blob, dict) or blob.get("format") != FORMAT:
+            raise ValueError("not a PSR-SCI model file")
+        return cls(blob["configs"], blob["predictor"], blob["urse"], blob["priors"])
+
+    def save(self, path: Path) -> None:
+        buf = io.BytesIO()
+        torch.save(self.to_blob(), buf)
+        with atomic_write(path) as f:
+            f.write(buf.getvalue())
+
+    @classmethod
+    def load(cls, path: Path, what: str = "--models") -> TrainedModels:
+        """A model file written by `save` (`iclr25 psr_sci train -o`); one-line UserError otherwise."""
+        path = Path(path)
+        if not path.is_file():
+            raise UserError(f"{what}: file not found: {path}")
+        try:
+            return cls.from_blob(torch.load(path, map_location="cpu", weights_only=True))
+        except Exception:  # torch raises many types on foreign or damaged files
+            raise UserError(f"{what}: {path} is not a model file written by `iclr25 psr_sci train`") from None
 
 
 _BUILT: dict = {}  # the networks of the last TrainedModels built in this process
 
 
-def _build(models: TrainedModels, sizes: Sizes) -> SimpleNamespace:
-    pred = predictor_from(models.predictor, sizes)
-    urse = urse_from(models.urse, sizes)
+def _build(models: TrainedModels) -> SimpleNamespace:
+    cfgs = models.cfgs
+    pred = predictor_from(models.predictor, cfgs.predictor)
+    urse = urse_from(models.urse, cfgs.urse)
     pipes = {}
-    for prior in PRIORS:
-        ref = make_refiner(prior, sizes, urse if prior == "subspace" else None)
-        ref.load(models.refiners[prior])
+    for prior in ("subspace", "full_cube", "band_group"):
+        ref = make_refiner(prior, cfgs, urse if prior == "subspace" else None)
+        ref.load(models.priors["subspace" if prior == "band_group" else prior])
         pipes[prior] = PSRPipeline(pred, urse, ref)
-    return SimpleNamespace(predictor=pred, urse=urse, psr=pipes["subspace"], band_group=pipes["band_group"],
-                           full_cube=pipes["full_cube"])
-
-
-def _train_task(item: tuple) -> dict:
-    """One training stage in a worker: ("predictor" | "urse" | prior, sizes, seed, pred_state, urse_state)."""
-    from iclr25.core.runtime import pin_threads
-
-    pin_threads()
-    what, sizes, seed, pred_state, urse_state = item
-    if what == "predictor":
-        return train_predictor(sizes, seed)
-    if what == "urse":
-        return train_urse(sizes, seed, pred_state)
-    return train_refiner(what, sizes, seed, pred_state, urse_state)
+    return SimpleNamespace(predictor=pred, urse=urse, psr=pipes["subspace"], full_cube=pipes["full_cube"],
+                           band_group=pipes["band_group"])
 
 
 def model_key(sizes: Sizes, seed: int) -> str:
     return config_hash({"sizes": asdict(sizes), "seed": seed, "code": CODE_VERSION,
-                        "configs": [asdict(c) for c in configs(sizes)]})
+                        "configs": configs(sizes).to_dict()})
 
 
 def trained_models(sizes: Sizes, seed: int, ctx: RunContext | None = None,
                    use_cache: bool = True) -> TrainedModels:
-    """Load the models for (sizes, seed) from the cache, or train them (about 1 min for quick)."""
+    """Load the models for (sizes, seed) from the cache, or train them (the stages print what they do)."""
+    import sys
+
     path = cache_dir() / "psr_sci" / f"models-{model_key(sizes, seed)}.pt"
     if use_cache and path.exists():
         try:
-            blob = torch.load(path, map_location="cpu", weights_only=True)
-            return TrainedModels(blob["predictor"], blob["urse"], blob["refiners"])
-        except Exception:  # a damaged cache file is rebuilt, not fatal
+            return TrainedModels.load(path)
+        except UserError:  # a damaged cache file is rebuilt, not fatal
             path.unlink(missing_ok=True)
     ctx = ctx or RunContext(seed=seed, profile="smoke")
-    (pred,) = ctx.map(_train_task, [("predictor", sizes, seed, None, None)], "train predictor")
-    urse, full = ctx.map(_train_task, [("urse", sizes, seed, pred, None),
-                                       ("full_cube", sizes, seed, pred, None)], "train URSe, full-cube")
-    sub, band = ctx.map(_train_task, [("subspace", sizes, seed, pred, urse),
-                                      ("band_group", sizes, seed, pred, None)], "train refiners")
-    models = TrainedModels(pred, urse, {"subspace": sub, "band_group": band, "full_cube": full})
+    cfgs = configs(sizes)
+
+    def say(msg: str) -> None:
+        print(f"psr_sci: {msg}", file=sys.stderr, flush=True)
+
+    say(f"training the networks once ({sizes.n_crops} crops of {sizes.crop}²; cached afterwards)")
+    say(f"[1/4] GAP-TV starts of the training crops ({sizes.gap_iters} iterations each)")
+    ctx.map(pool_part, [(sizes, seed, k) for k in range(POOL_PARTS)], "GAP-TV starts")
+    say(f"[2/4] predictor ({sizes.pred_steps} steps) beside the full-cube prior ({sizes.prior_steps} steps)")
+    pred, full = ctx.map(stage, [("predictor", sizes, seed, None, None),
+                                 ("full_cube", sizes, seed, None, None)], "predictor, full-cube prior")
+    say(f"[3/4] URSe ({sizes.urse_steps} steps)")
+    (urse,) = ctx.map(stage, [("urse", sizes, seed, pred, None)], "URSe")
+    say(f"[4/4] subspace prior ({sizes.prior_steps} steps)")
+    (sub,) = ctx.map(stage, [("subspace", sizes, seed, pred, urse)], "subspace prior")
+    models = TrainedModels(cfgs.to_dict(), pred, urse, {"subspace": sub, "full_cube": full})
     if use_cache:
-        buf = io.BytesIO()
-        torch.save({"predictor": pred, "urse": urse, "refiners": models.refiners}, buf)
-        with atomic_write(path) as f:
-            f.write(buf.getvalue())
+        models.save(path)
     return models

@@ -18,9 +18,14 @@ KAIST_WAVELENGTHS = (453.3, 457.6, 462.1, 466.8, 471.6, 476.5, 481.6, 486.9, 492
 
 
 def _tensor(a: Any) -> tuple[torch.Tensor, bool]:
+    """A tensor view of `a` and whether it came from numpy. float32 and float64 keep their precision
+    (float64 in, float64 out); other dtypes (uint8 masks, ints, float16) become float32."""
     if isinstance(a, torch.Tensor):
         return a, False
-    return torch.as_tensor(np.asarray(a, dtype=np.float32)), True
+    arr = np.asarray(a)
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float32)
+    return torch.as_tensor(np.ascontiguousarray(arr)), True
 
 
 def _out(t: torch.Tensor, was_numpy: bool):
@@ -69,8 +74,9 @@ def phi_phit_diag(mask: Any, bands: int, step: int = 2):
 def least_norm(y: Any, mask: Any, bands: int = 28, step: int = 2, eps: float = 1e-6):
     """The minimum-norm solution Φᵀ(ΦΦᵀ)⁻¹y, the usual starting point of GAP and of the predictor."""
     y, np_in = _tensor(y)
-    phis = phi_phit_diag(_tensor(mask)[0].to(y.dtype), bands, step)
-    return _out(cassi_adjoint(y / phis.clamp_min(eps), mask, bands, step), np_in)
+    m = _tensor(mask)[0].to(y.dtype)
+    phis = phi_phit_diag(m, bands, step)
+    return _out(cassi_adjoint(y / phis.clamp_min(eps), m, bands, step), np_in)
 
 
 def gap_projection(x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor, phis: torch.Tensor,

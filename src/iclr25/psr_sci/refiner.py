@@ -1,6 +1,7 @@
 """The refiners: `SubspaceRefiner` (PSR-SCI: diffusion on URSe's 3-channel embedding, or DiffSCI-style
 on 3-band groups with prior="band_group") and `FullCubeRefiner` (the same DDPM on all 28 HF bands).
-Each learns p(X^h_gt | X^h_init) in its latent space and refines with SCI-consistency guidance."""
+Each learns a prior over ground-truth high bands in its latent space and refines X^h_init with it:
+DDIM from the noised A_init under SCI-consistency guidance."""
 
 from __future__ import annotations
 
@@ -40,19 +41,21 @@ class _Refiner:
     def n_params(self) -> int:
         return self.ddpm.net.n_params
 
-    def fit(self, hf_gt: torch.Tensor, hf_init: torch.Tensor, generator: torch.Generator):
-        """Train on (X^h_gt, X^h_init) pairs (N, B, h, w); both are normalised by the condition's range."""
+    def fit(self, hf_gt: torch.Tensor, generator: torch.Generator, chunk: int = 16):
+        """Train the prior on ground-truth high bands (N, B, h, w): each crop's latent is normalised by its
+        own range (at refinement the range comes from A_init, an estimate of the same image)."""
         with torch.no_grad():
-            a_gt, a_init = self.encode(hf_gt), self.encode(hf_init)
-        norm = Normaliser.fit(a_init, self.config.lo, self.config.hi)
-        self.ddpm.fit(norm.forward(a_gt), norm.forward(a_init), generator, f"refiner ({self.prior})")
+            a = torch.cat([self.encode(hf_gt[i:i + chunk]) for i in range(0, len(hf_gt), chunk)])
+        z = Normaliser.fit(a, self.config.lo, self.config.hi).forward(a)
+        self.ddpm.fit(z, generator, f"prior ({self.prior})")
         return self
 
     def refine(self, hf_init: torch.Tensor, lf_init: torch.Tensor, y: torch.Tensor, mask: torch.Tensor,
                generator: torch.Generator, guidance: bool = True, steps: int | None = None,
-               g_scale: float | None = None, step: int = 2) -> tuple[torch.Tensor, dict]:
+               g_scale: float | None = None, step: int = 2, start_t: int | None = None,
+               ) -> tuple[torch.Tensor, dict]:
         """X^h_init, X^l_init (1, B, H, W), y (1, H, W'), mask (H, W) -> refined X^h (1, B, H, W)."""
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with torch.no_grad():
             a_init = self.encode(hf_init)
         norm = Normaliser.fit(a_init, self.config.lo, self.config.hi)
@@ -61,10 +64,11 @@ class _Refiner:
         def guide(z0: torch.Tensor) -> tuple[torch.Tensor, float]:
             return guidance_grad(z0, z_init, norm, self.decode, lf_init, y, mask, self.config, step)
 
-        z0, info = self.ddpm.sample(z_init, generator, steps, guide if guidance else None, g_scale)
+        z0, info = self.ddpm.sample(z_init, generator, steps, guide if guidance else None, g_scale, start_t)
         with torch.no_grad():
             hf = self.decode(norm.inverse(z0))
         info["refine_s"] = time.perf_counter() - t0
+        info["refine_cpu_s"] = time.process_time() - c0
         return hf, info
 
     def state(self) -> dict:

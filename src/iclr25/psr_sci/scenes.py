@@ -30,11 +30,12 @@ def _resample(wl: np.ndarray, spectra: np.ndarray, to: np.ndarray) -> np.ndarray
     return np.stack([np.interp(to, wl, s) for s in spectra])
 
 
-@functools.lru_cache(maxsize=4)
-def spectral_library(name: str = "train") -> np.ndarray:
-    """Reflectance spectra at the KAIST bands, (n, 28) in [0, 1]: "train" = 190 rawtoaces patches + 24
-    ColorChecker (BabelColor average); "zero_shot" = the 99 CIE 2017 colour-fidelity samples."""
-    to = np.asarray(KAIST_WAVELENGTHS)
+@functools.lru_cache(maxsize=8)
+def spectral_library(name: str = "train", wavelengths: tuple[float, ...] = KAIST_WAVELENGTHS) -> np.ndarray:
+    """Reflectance spectra at `wavelengths` (nm; default the 28 KAIST bands), (n, B) in [0, 1]: "train" =
+    190 rawtoaces patches + 24 ColorChecker (BabelColor average); "zero_shot" = the 99 CIE 2017
+    colour-fidelity samples."""
+    to = np.asarray(wavelengths, dtype=float)
     if name == "train":
         wl, s = _read_table(package_file("colour", "characterisation", "datasets", "rawtoaces",
                                          "190_Patches.csv", pip_name="colour-science==0.4.7"))
@@ -88,13 +89,15 @@ def _library_rgb(name: str) -> np.ndarray:
 
 
 def synth_scene(image: np.ndarray, library: str, rng: np.random.Generator,
-                config: SceneConfig = SceneConfig()) -> np.ndarray:
-    """A (28, H, W) float32 cube in [0, 1] from an RGB crop (H, W, 3): X(p) = s(p)·Σ_j a_j(p)·r_j."""
+                config: SceneConfig = SceneConfig(),
+                wavelengths: tuple[float, ...] = KAIST_WAVELENGTHS) -> np.ndarray:
+    """A (B, H, W) float32 cube in [0, 1] from an RGB crop (H, W, 3): X(p) = s(p)·Σ_j a_j(p)·r_j, at
+    `wavelengths` (default the 28 KAIST bands; spectra are picked by their colour, seen at KAIST's)."""
     from scipy.ndimage import gaussian_filter
     from skimage.segmentation import slic
 
     h, w, _ = image.shape
-    lib = spectral_library(library)
+    lib = spectral_library(library, tuple(float(x) for x in wavelengths))
     lib_rgb = _library_rgb(library)
     seg = slic(image, n_segments=max(h * w // config.pixels_per_segment, 1), compactness=10.0, start_label=0)
     n_seg = int(seg.max()) + 1
@@ -109,7 +112,7 @@ def synth_scene(image: np.ndarray, library: str, rng: np.random.Generator,
         idx = rng.choice(len(lib), size=3, replace=True, p=p[i])
         a = rng.dirichlet([config.dirichlet_alpha] * 3)
         refl[i] = a @ lib[idx]
-    cube = refl[seg].transpose(2, 0, 1)  # (28, H, W)
+    cube = refl[seg].transpose(2, 0, 1)  # (B, H, W)
     cube = gaussian_filter(cube, sigma=(0, config.border_sigma, config.border_sigma), mode="nearest")
     lum = image @ np.array([0.2126, 0.7152, 0.0722], np.float32)
     cube = cube * (config.shading_floor + (1 - config.shading_floor) * lum)[None]

@@ -1,5 +1,6 @@
-"""The refiner's denoiser: a small conditional U-Net ε_θ(z_t, t | c). The condition c (the predictor's
-embedding A_init) is concatenated to the input: our stand-in for the ControlNet of §2(d)."""
+"""The refiner's denoiser: a small U-Net ε_θ(z_t, t), the prior over ground-truth latents (our stand-in for
+Stable Diffusion's U-Net, which is trained on images alone); `cond_channels` > 0 adds a condition
+concatenated to the input (unused by the reproduction, kept for users who train on pairs)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,15 @@ def timestep_embedding(t: torch.Tensor, dim: int) -> torch.Tensor:
 
 class UNet(nn.Module):
     """Levels of width `widths` (one ResBlock each way, stride-2 down, nearest-up), a middle block;
-    in: cat(z_t, c) with 2·channels, out: ε̂ with `channels`."""
+    in: z_t (and a condition: cat(z_t, c)), out: ε̂ with `channels`."""
 
-    def __init__(self, channels: int, widths: tuple[int, ...] = (16, 32, 64, 128), t_dim: int = 64):
+    def __init__(self, channels: int, widths: tuple[int, ...] = (16, 32, 64, 128), t_dim: int = 64,
+                 cond_channels: int = 0):
         super().__init__()
         self.t_dim = t_dim
+        self.cond_channels = cond_channels
         self.t_mlp = nn.Sequential(nn.Linear(t_dim, t_dim), nn.SiLU(), nn.Linear(t_dim, t_dim))
-        self.inc = nn.Conv2d(2 * channels, widths[0], 3, padding=1)
+        self.inc = nn.Conv2d(channels + cond_channels, widths[0], 3, padding=1)
         self.downs = nn.ModuleList()
         self.pools = nn.ModuleList()
         c = widths[0]
@@ -46,10 +49,10 @@ class UNet(nn.Module):
     def n_params(self) -> int:
         return n_params(self)
 
-    def forward(self, z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
-        """z, cond (N, C, h, w) with h, w divisible by 2^len(widths); t (N,) -> ε̂ (N, C, h, w)."""
+    def forward(self, z: torch.Tensor, t: torch.Tensor, cond: torch.Tensor | None = None) -> torch.Tensor:
+        """z (N, C, h, w), t (N,), cond (N, cond_channels, h, w) when the net has one -> ε̂ (N, C, h, w)."""
         temb = self.t_mlp(timestep_embedding(t, self.t_dim))
-        h = self.inc(torch.cat([z, cond], 1))
+        h = self.inc(z if cond is None else torch.cat([z, cond], 1))
         skips = []
         for blk, pool in zip(self.downs, self.pools, strict=True):
             h = blk(h, temb)

@@ -69,9 +69,13 @@ class URSe(nn.Module):
 
 
 def fit_urse(model: URSe, x_gt: torch.Tensor, x_init: torch.Tensor, generator: torch.Generator,
-             patch: int | None = None) -> list[float]:
-    """§2(c): ½[MSE(ψ⁻¹ψ(X^h_init) + X^l_init, X_init) + MSE(ψ⁻¹ψ(X^h_gt) + X^l_init, X_gt)], plus in the
+             patch: int | None = None, description: str = "URSe") -> list[float]:
+    """§2(c): ½[MSE(ψ⁻¹ψ(X^h_init) + X^l_init, X_init) + MSE(ψ⁻¹ψ(X^h_gt) + X^l_gt, X_gt)], plus in the
     first `rgb_fraction` of training λ·min((n₀−s)/(n₀/3), 1)·MSE(ψ(X^h_gt), Up(HF(pseudo-RGB))).
+    The ground-truth branch adds the *true* low band X^l_gt, where the paper writes X^l_init: with the
+    paper's 37 dB predictor the two are nearly equal, while with a weaker predictor X^l_init would make
+    the decoder absorb the predictor's low-band error instead of inverting the encoder. Both branches
+    then train ψ⁻¹ψ to be the identity on high bands, which is the round trip `urse_reversible` measures.
     Adam, learning rate held for the first half, then linearly decayed to 0.5×."""
     from iclr25.core.runtime import progress
     from iclr25.psr_sci.freq import freq_split
@@ -81,7 +85,7 @@ def fit_urse(model: URSe, x_gt: torch.Tensor, x_init: torch.Tensor, generator: t
     half = c.steps // 2
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 if s < half else
                                               1.0 - 0.5 * (s - half) / max(c.steps - half, 1))
-    hf_gt, _ = freq_split(x_gt)
+    hf_gt, lf_gt = freq_split(x_gt)
     hf_init, lf_init = freq_split(x_init)
     rgb_hf, _ = freq_split(x_gt[:, list(c.rgb_bands)])
     n, _, h, w = x_gt.shape
@@ -89,14 +93,14 @@ def fit_urse(model: URSe, x_gt: torch.Tensor, x_init: torch.Tensor, generator: t
     n0 = int(c.rgb_fraction * c.steps)
     losses = []
     model.train()
-    for s in progress(range(c.steps), "URSe", total=c.steps):
+    for s in progress(range(c.steps), description, total=c.steps):
         idx = torch.randint(0, n, (c.batch,), generator=generator)
         i0 = int(torch.randint(0, h - p + 1, (1,), generator=generator))
         j0 = int(torch.randint(0, w - p + 1, (1,), generator=generator))
         sl = (idx, slice(None), slice(i0, i0 + p), slice(j0, j0 + p))
         a_gt, _ = model.encode(hf_gt[sl])
         rec_init = model(hf_init[sl]) + lf_init[sl]
-        rec_gt = model.decode(a_gt) + lf_init[sl]
+        rec_gt = model.decode(a_gt) + lf_gt[sl]
         loss = 0.5 * (((rec_init - x_init[sl]) ** 2).mean() + ((rec_gt - x_gt[sl]) ** 2).mean())
         if s < n0:  # pull A toward natural-image statistics early on (first 24 of 120 epochs)
             weight = c.rgb_weight * min((n0 - s) / max(n0 / 3, 1), 1.0)
