@@ -236,9 +236,11 @@ def run_cmd(
     failed = table[table["error"].astype(str) != ""]
     s = summarize(table)
     typer.echo(f"{s['variants']} variants, {s['estimates']} CATE estimates -> {out}")
-    typer.echo(f"degenerate rate {s['degenerate_rate']:.0%} (paper 62%), worse than constant "
-               f"{s['worse_than_constant_rate']:.0%} (paper 80%), orthogonal win share "
-               f"{s['orthogonal_win_share']:.0%} (paper 30%)")
+    import math
+    wtc = s["worse_than_constant_rate"]
+    wtc_text = "n/a (add dml.lasso, the paper's constant model)" if math.isnan(wtc) else f"{wtc:.0%}"
+    typer.echo(f"degenerate rate {s['degenerate_rate']:.0%} (paper 62%), worse than constant {wtc_text} "
+               f"(paper 80%), orthogonal win share {s['orthogonal_win_share']:.0%} (paper 30%)")
     ranks, wins = avg_rank(table), win_share(table)
     scored = table.dropna(subset=["q_hat"])
     beats0 = scored.assign(b=scored["q_hat"] < 0).groupby("learner")["b"].mean()

@@ -386,14 +386,13 @@ ALL_LEARNERS: dict[str, LearnerSpec] = {**LEARNERS, **TUNED_LEARNERS}
 def learner_names(selection: str | list[str] = "all") -> list[str]:
     """Resolve 'all' (the paper's 16), 'fast', 'tuned' (boosting tuned by CV) or a comma list / list of
     names to learner names (validated)."""
+    groups = {"all": list(LEARNERS), "fast": [k for k, s in LEARNERS.items() if s.fast],
+              "tuned": list(TUNED_LEARNERS)}
     if isinstance(selection, str):
-        if selection == "all":
-            return list(LEARNERS)
-        if selection == "fast":
-            return [k for k, s in LEARNERS.items() if s.fast]
-        if selection == "tuned":
-            return list(TUNED_LEARNERS)
+        if selection in groups:
+            return groups[selection]
         selection = [s.strip() for s in selection.split(",") if s.strip()]
+    selection = list(dict.fromkeys(n for s in selection for n in groups.get(s, [s])))  # "fast,tuned"
     for name in selection:
         if name not in ALL_LEARNERS and not name.startswith("econml."):
             raise UserError(f"unknown learner {name[:60]!r}; choose from {', '.join(ALL_LEARNERS)} "
