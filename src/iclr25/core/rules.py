@@ -492,7 +492,7 @@ class Each(_Decides):
 
     def prose(self) -> str:
         which = " that the profile measures" if self.measured_only else ""
-        return (f"For each {self.what} c ∈ {{{', '.join(self.conditions)}}}{which}, separately: "
+        return (f"For each {self.what} ({{c}} ∈ {{{', '.join(self.conditions)}}}){which}, separately: "
                 f"{self.rule.prose()} Combined: REPRODUCED if every {self.what} is, NOT REPRODUCED if "
                 "none is even partly, PARTIAL otherwise.")
 
