@@ -85,8 +85,10 @@ def eval_cmd(
     eta = pseudo_outcome(trial.y, trial.w, trial.e, "dr", **{k: nuis[k] for k in ("mu0", "mu1")}) \
         if kind == "dr" else None
     tau_tilde = plugin_tau(trial.X, trial.w, trial.y, plugin, 2, seed) if plugin is not None else None
+    from iclr25.core.runtime import progress
     rows = []
-    for col in preds.columns:
+    for col in progress(list(preds.columns), "scoring models (Q̂, Qini bootstrap, calibration)",
+                        total=len(preds.columns)):
         tau = pd.to_numeric(preds[col], errors="coerce").to_numpy(dtype=float)
         if not np.isfinite(tau).all():
             raise UserError(f"prediction column {str(col)[:60]!r} has missing or non-numeric values")
