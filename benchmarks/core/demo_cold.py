@@ -34,8 +34,8 @@ def cold_run(slug: str) -> dict:
         env = {**os.environ, "ICLR25_CACHE": f"{tmp}/cache", "ICLR25_THREADS": "1", "ICLR25_NO_PROGRESS": "1"}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        proc = subprocess.run([str(iclr25), "reproduce", slug, "--profile", "quick", "--out", f"{tmp}/reports"],
-                              env=env, capture_output=True, text=True)
+        argv = [str(iclr25), "reproduce", slug, "--profile", "quick", "--out", f"{tmp}/reports"]
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         status = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
@@ -46,16 +46,19 @@ def cold_run(slug: str) -> dict:
 
 def render(rows: list[dict], meta: dict) -> str:
     lines = ["# Cold quick profiles", "",
-             f"Written by `python benchmarks/core/demo_cold.py --write` ({meta['host']}, {meta['date']}): each "
+             f"Written by `python benchmarks/core/demo_cold.py --write` ({meta['host']}, {meta['date']}): "
+             "each "
              "paper's quick profile alone, in a fresh process, with an empty `ICLR25_CACHE`, one thread. "
-             f"Budget: {BUDGET_CPU_S:.0f} s of CPU per paper, so that `make demo` runs all 19 side by side on 2 "
+             f"Budget: {BUDGET_CPU_S:.0f} s of CPU per paper, so that `make demo` runs all 19 side by side "
+             "on 2 "
              "cores within its 15 minutes.", "",
              "| paper | CPU s | wall s | within budget | status |", "|---|---|---|---|---|"]
     for r in rows:
         ok = "yes" if r["ok"] and r["cpu_s"] <= BUDGET_CPU_S else "**no**"
         lines.append(f"| `{r['slug']}` | {r['cpu_s']:.0f} | {r['wall_s']:.0f} | {ok} | {r['status']} |")
     total = sum(r["cpu_s"] for r in rows)
-    lines += ["", f"Total CPU: {total:.0f} s ({total / 60:.1f} min); on 2 cores at least {total / 120:.1f} min "
+    lines += ["", f"Total CPU: {total:.0f} s ({total / 60:.1f} min); on 2 cores at least {total / 120:.1f} "
+                  "min "
                   "of wall time for `make demo`.", ""]
     return "\n".join(lines)
 
@@ -70,7 +73,8 @@ def main(argv: list[str]) -> int:
     for slug in slugs:
         r = cold_run(slug)
         rows.append(r)
-        print(f"{slug:<26} cpu {r['cpu_s']:7.1f} s  wall {r['wall_s']:7.1f} s  {'ok' if r['ok'] else 'FAILED'}"
+        print(f"{slug:<26} cpu {r['cpu_s']:7.1f} s  wall {r['wall_s']:7.1f} s  "
+              f"{'ok' if r['ok'] else 'FAILED'}"
               f"{'' if r['cpu_s'] <= BUDGET_CPU_S else '  OVER BUDGET'}", flush=True)
     if write:
         JSON_OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -89,7 +89,8 @@ def _style_probe(items: list[Item], ctx: RunContext, results: dict[str, Any],
     L, M, R = lv["length"], lv["markdown"], lv["random (seed 0)"]  # noqa: N806
     gap, gap_se = measured["length_easy_minus_hard"], measured["length_easy_minus_hard_se"]
     summary = (f"length E/N/H {L['easy']:.1f}/{L['normal']:.1f}/{L['hard']:.1f} (E−H {gap:.1f} ± "
-               f"{1.96 * gap_se:.1f}); markdown {M['easy']:.1f}/{M['normal']:.1f}/{M['hard']:.1f}; random (the "
+               f"{1.96 * gap_se:.1f}); markdown {M['easy']:.1f}/{M['normal']:.1f}/{M['hard']:.1f}; random "
+               "(the "
                f"control) {R['easy']:.1f}/{R['normal']:.1f}/{R['hard']:.1f}; paper best RM 89.0/74.7/46.6; "
                f"{MATH_NOTE}")
     return Finding.measure("style_probe", measured, summary, figs)
@@ -162,7 +163,8 @@ def _real_lm(items: list[Item], ctx: RunContext, per_domain: int = LM_IDS_PER_DO
     a, s = levels["avg"], levels["sum"]
     fig = difficulty_bars({"SmolLM2 avg": a, "SmolLM2 sum": s}, ctx.out_dir / "smollm2_bars.png").name
     summary = (f"SmolLM2 ref-free avg E/N/H {a['easy']:.1f}/{a['normal']:.1f}/{a['hard']:.1f} (Hard ± "
-               f"{1.96 * measured['avg_hard_se']:.1f}), sum {s['easy']:.1f}/{s['normal']:.1f}/{s['hard']:.1f} "
+               f"{1.96 * measured['avg_hard_se']:.1f}), sum "
+               f"{s['easy']:.1f}/{s['normal']:.1f}/{s['hard']:.1f} "
                f"on {len(chosen)} items; paper best RM {PAPER_BEST['easy']}/{PAPER_BEST['normal']}/"
                f"{PAPER_BEST['hard']}; {MATH_NOTE}")
     return Finding.measure("style_bias_real_lm", measured, summary, [fig])
