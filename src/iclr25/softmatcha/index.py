@@ -27,7 +27,13 @@ from iclr25.softmatcha.embeddings import (
 )
 from iclr25.softmatcha.index_format import auto_level, open_array, read_meta, verify_files
 from iclr25.softmatcha.inputs import expand_files, read_lines
-from iclr25.softmatcha.pattern import WILDCARDS
+from iclr25.softmatcha.pattern import (
+    MAX_REGEX_CHARS,
+    WILDCARDS,
+    is_regex_token,
+    pattern_tokens,
+    regex_runs,
+)
 from iclr25.softmatcha.results import Match, OccurrencePage, SearchResult
 from iclr25.softmatcha.search import (
     SEP,
@@ -42,6 +48,9 @@ from iclr25.softmatcha.tokenize import DEFAULT_TOKENIZER, Tokenizer, get_tokeniz
 
 if TYPE_CHECKING:  # the build and suffix-array paths are imported when used (a plain search stays lean)
     from iclr25.softmatcha.build import BuildConfig
+    from iclr25.softmatcha.collocates import CollocationTable
+    from iclr25.softmatcha.dispersion import Dispersion
+    from iclr25.softmatcha.frequency import FrequencyList
     from iclr25.softmatcha.suffix import SuffixRanges
     from iclr25.softmatcha.variants import Element, RankedVariant, VariantConfig
 
@@ -86,14 +95,66 @@ def tokenize_pattern(pattern: str | Sequence[str], tokenizer: Tokenizer, max_tok
     except UnicodeEncodeError:  # bytes that are not UTF-8 reach Python as lone surrogates
         raise UserError(f"pattern {raw.encode('utf-8', 'surrogateescape')!r} is not valid UTF-8") from None
     if isinstance(pattern, str):
-        toks = tuple(tokenizer.tokenize(pattern))
+        toks = tuple(pattern_tokens(pattern, tokenizer.tokenize))
     else:
-        toks = tuple(t for p in pattern for t in tokenizer.tokenize(str(p)))
+        toks = tuple(t for p in pattern for t in pattern_tokens(str(p), tokenizer.tokenize))
     if not toks:
         raise UserError(f"empty pattern {pattern!r}: it has no tokens")
     if len(toks) > max_tokens:
         raise UserError(f"pattern has {len(toks)} tokens; the limit is {max_tokens}")
     return toks
+
+
+def compile_regex_token(token: str, case_sensitive: bool) -> re.Pattern[str]:
+    """The regular expression of a regex token `/RE/`, or a one-line error naming it."""
+    body = token[1:-1]
+    if len(body) > MAX_REGEX_CHARS:
+        raise UserError(f"regex token {token[:40]}... is longer than {MAX_REGEX_CHARS} characters")
+    try:
+        return re.compile(body, 0 if case_sensitive else re.IGNORECASE)
+    except re.error as e:
+        raise UserError(f"pattern token {token}: not a valid regular expression ({e})") from None
+
+
+def pattern_surfaces(pattern: str | Sequence[str], tokenizer: Tokenizer) -> list[str]:
+    """Each pattern token as written (case kept), aligned with `tokenize_pattern`'s tokens."""
+    raws = [pattern] if isinstance(pattern, str) else [str(p) for p in pattern]
+    out: list[str] = []
+    for raw in raws:
+        for is_rx, text in regex_runs(raw):
+            out += [text] if is_rx else [text[a:b] for a, b in tokenizer.char_spans(text)]
+    return out
+
+
+_CURLY = str.maketrans({"\u2019": "'", "\u2018": "'"})
+
+
+def case_shape(s: str) -> str | None:
+    """lower, title (first cased letter upper, the rest lower; one capital letter too), upper or mixed;
+    None for a token without cased letters (digits, punctuation), which any shape matches."""
+    if s.lower() == s.upper():
+        return None
+    if s == s.lower():
+        return "lower"
+    cased = [c for c in s if c.lower() != c.upper()]
+    if cased[0].isupper() and all(c.islower() for c in cased[1:]):
+        return "title"
+    return "upper" if s == s.upper() else "mixed"
+
+
+def case_rule(token: str, surface: str):
+    """What a case-sensitive search asks of the corpus text under one pattern token: a regex token's
+    RE matches it case-sensitively; the pattern word itself must be written exactly as in the pattern
+    (`Israel` is not `israel`); another word standing in for it (a soft match) must have the same case
+    shape (`King` matches `Queen`, not `queen`). Typographic apostrophes count as ASCII ones."""
+    if token in WILDCARDS:
+        return lambda text, typ: True
+    if is_regex_token(token):
+        rx = compile_regex_token(token, case_sensitive=True)
+        return lambda text, typ: rx.fullmatch(text.translate(_CURLY)) is not None
+    want, shape = surface.translate(_CURLY), case_shape(surface)
+    return lambda text, typ: (text.translate(_CURLY) == want if typ == token
+                              else shape is None or case_shape(text) in (None, shape))
 
 
 def check_output(out: str | os.PathLike, overwrite: bool) -> None:
@@ -206,8 +267,33 @@ class SoftSets:
             out.append(Element(t, ids, s.scores[ids].astype(np.float64)))
         return out, warns
 
+    def regex_ids(self, token: str, case_sensitive: bool = False) -> np.ndarray:
+        """The type ids whose whole text matches the regex token `/RE/` (`pattern.py`), sorted. Types
+        are lower-cased, so the vocabulary is matched case-blind; a case-sensitive search then checks
+        each hit's original text (`Index.case_filter`)."""
+        rx = compile_regex_token(token, case_sensitive=False)
+        vocab = self.vocab
+        return np.array([i for i in range(1, len(vocab)) if rx.fullmatch(vocab[i])], dtype=np.int64)
+
     def slots_of(self, toks: Sequence[str], alphas: Sequence[float]) -> tuple[list[Slot], list[str]]:
-        """Step 1 for already tokenized pattern tokens with one checked alpha each."""
+        """Step 1 for already tokenized pattern tokens with one checked alpha each (a regex token `/RE/`
+        takes the types matching RE, each scored 1)."""
+        if any(is_regex_token(t) for t in toks):
+            n_types = self.type_vectors.shape[0]
+            plain = [(t, a) for t, a in zip(toks, alphas, strict=True) if not is_regex_token(t)]
+            got, warns = self.slots_of([t for t, _ in plain], [a for _, a in plain]) if plain else ([], [])
+            it = iter(got)
+            out = []
+            for t, a in zip(toks, alphas, strict=True):
+                if is_regex_token(t):
+                    ids = self.regex_ids(t)
+                    mask = np.zeros(n_types, dtype=bool)
+                    scores = np.zeros(n_types, dtype=np.float32)
+                    mask[ids], scores[ids] = True, 1.0
+                    out.append(Slot(t, float(a), mask, scores, True, False, ids))
+                else:
+                    out.append(next(it))
+            return out, warns
         warns: list[str] = []
         tids = self.type_ids(toks)
         rows = [int(self.emb_rows[t]) if t is not None else self.embeddings.id(tok)
@@ -301,9 +387,10 @@ class Index(SoftSets):
               files: Sequence[str | os.PathLike] | str | os.PathLike | None = None,
               embeddings: Embeddings | str | None = None, tokenizer: str = DEFAULT_TOKENIZER,
               overwrite: bool = False, config: BuildConfig | None = None, hidden: bool = False,
-              binary: bool = False) -> Index:
+              binary: bool = False, ignore: bool = True) -> Index:
         """Index `lines` (an iterable of strings) or `files` (paths or folders; see `expand_files` for
-        `hidden` and `binary`) into the folder `out`."""
+        `hidden`, `binary` and `ignore`: .gitignore'd files of a folder are skipped unless False) into the
+        folder `out`."""
         from iclr25.softmatcha.build import BuildStats, build_index
         if (lines is None) == (files is None):
             raise UserError("give exactly one of lines= or files=")
@@ -312,7 +399,7 @@ class Index(SoftSets):
         tok = get_tokenizer(tokenizer)
         stats = BuildStats()
         if files is not None:
-            paths = expand_files(files, hidden=hidden)
+            paths = expand_files(files, hidden=hidden, ignore=ignore)
             sources: Iterable[tuple[str, Iterable[str]]] = (
                 (str(p), read_lines(p, stats, binary)) for p in paths)
         else:
@@ -478,13 +565,16 @@ class Index(SoftSets):
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
-               warn: bool = True) -> SearchResult:
+               warn: bool = True, case_sensitive: bool = False) -> SearchResult:
         """All matches of `pattern` where every token i scores >= threshold_i (a float or one per token;
-        >= 1 means exact). Matches never cross a line. Returns a lazy sequence of `Match`."""
+        >= 1 means exact). Matches never cross a line. Returns a lazy sequence of `Match`.
+        `case_sensitive`: the matched text must be written as the pattern says (`case_rule`)."""
         t0 = time.perf_counter()
         slots, warns = self.slots(pattern, threshold)
         positions, stats = find_positions([s.mask for s in slots], self.tokens, self.indptr, self.postings,
                                           freq=self.frequencies, ids=[s.ids for s in slots])
+        if case_sensitive:
+            positions = positions[self.case_filter(positions, pattern, slots)]
         seconds = time.perf_counter() - t0
         if warn:
             for w in warns:
@@ -496,12 +586,78 @@ class Index(SoftSets):
         return self.search(pattern, threshold, warn=False).count
 
     def search_stream(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
-                      window: int = 1 << 22) -> SearchStream:
+                      window: int = 1 << 22, case_sensitive: bool = False) -> SearchStream:
         """The matches of `search`, produced in corpus order window by window (`search.iter_positions`):
         the first come after one window's work and memory holds one window's hits, whatever the total.
         `for res in index.search_stream(p).chunks(): ...` gets one `SearchResult` per window with hits."""
         slots, warns = self.slots(pattern, threshold)
-        return SearchStream(self, slots, warns, window)
+        case = (lambda pos: pos[self.case_filter(pos, pattern, slots)]) if case_sensitive else None
+        if case_sensitive:
+            self.case_filter(np.empty(0, np.int64), pattern, slots)  # refuse a text-less index now
+        return SearchStream(self, slots, warns, window, case)
+
+    def case_filter(self, positions: np.ndarray, pattern: str | Sequence[str], slots: Sequence[Slot]
+                    ) -> np.ndarray:
+        """(len(positions),) bool: the hits whose original text satisfies `case_rule` for every
+        pattern token (reads each hit's line: O(hits))."""
+        if not self.meta.get("has_text", True):
+            raise UserError("this index keeps no text (built with store_text=False), so the case of its "
+                            "words is lost: a case-sensitive search needs an index with its text")
+        toks = [s.token for s in slots]
+        surfaces = pattern_surfaces(pattern, self.tokenizer)
+        if len(surfaces) != len(toks):
+            raise UserError(f"cannot align the pattern {pattern!r} with its tokens for a case-sensitive "
+                            "search")
+        rules = [case_rule(t, w) for t, w in zip(toks, surfaces, strict=True)]
+        keep = np.ones(positions.size, dtype=bool)
+        if positions.size == 0:
+            return keep
+        ls, vocab, tokens = self.line_starts, self.vocab, self.tokens
+        lines = np.searchsorted(ls, positions, side="right") - 1
+        last, text, spans = -1, "", []
+        for i, (pos, k) in enumerate(zip(positions.tolist(), lines.tolist(), strict=True)):
+            if k != last:
+                text, last = self.line_text(k), k
+                spans = self._line_spans(k, text)
+            j = pos - int(ls[k]) - 1
+            for s, rule in enumerate(rules):
+                if j + s >= len(spans) or not rule(text[spans[j + s][0]:spans[j + s][1]],
+                                                   vocab[int(tokens[pos + s])]):
+                    keep[i] = False
+                    break
+        return keep
+
+    # ---- corpus linguistics: collocates, frequency lists, dispersion ---------------------------------
+    def collocates(self, pattern: str | Sequence[str], threshold: Thresholds | None = None, *, left: int = 5,
+                   right: int = 5, min_count: int = 2, by: str = "g2", top_k: int | None = None,
+                   punctuation: bool = False, case_sensitive: bool = False) -> CollocationTable:
+        """The collocates of `pattern`'s hits: window and corpus frequency, MI and signed G² per word
+        (`collocates.py` defines them), sorted by `by` ("g2", "mi" or "freq").
+
+        >>> import numpy as np, tempfile
+        >>> emb = Embeddings.from_arrays(["king", "said"], np.eye(2))
+        >>> idx = Index.from_lines(["the king said", "the king said", "a dog ran"], tempfile.mkdtemp() + "/i",
+        ...                        embeddings=emb)
+        >>> [(c.string, c.window, c.corpus) for c in idx.collocates("king", 1.0, left=1, right=1)]
+        [('said', 2, 2), ('the', 2, 2)]
+        """
+        res = self.search(pattern, threshold, warn=False, case_sensitive=case_sensitive)
+        return res.collocates(left=left, right=right, min_count=min_count, by=by, top_k=top_k,
+                              punctuation=punctuation)
+
+    def frequency_list(self, n: int = 1, *, min_count: int = 1, top_k: int | None = None,
+                       punctuation: bool = False) -> FrequencyList:
+        """Word (n = 1) or n-gram frequency list: count, per million, range in files (`frequency.py`)."""
+        from iclr25.softmatcha.frequency import frequency_list
+        return frequency_list(self, n, min_count=min_count, top_k=top_k, punctuation=punctuation)
+
+    def dispersion(self, pattern: str | Sequence[str], threshold: Thresholds | None = None, *,
+                   by: str = "file", case_sensitive: bool = False, labels: list[str] | None = None
+                   ) -> Dispersion:
+        """Hits per part (file, folder, or the KJV's book) with Gries' DP and Juilland's D
+        (`dispersion.py`)."""
+        res = self.search(pattern, threshold, warn=False, case_sensitive=case_sensitive)
+        return res.dispersion(by=by, labels=labels)
 
     # ---- display ------------------------------------------------------------------------------
     def line_tokens(self, k: int) -> np.ndarray:
@@ -567,8 +723,10 @@ SoftIndex = Index  # the name used in the spec's API sketch
 class SearchStream:
     """A search whose hits are produced window by window, in corpus order (`Index.search_stream`)."""
 
-    def __init__(self, index: Index, slots: list[Slot], warnings: list[str], window: int) -> None:
+    def __init__(self, index: Index, slots: list[Slot], warnings: list[str], window: int,
+                 case=None) -> None:
         self.index, self.slots, self.warnings, self.window = index, slots, warnings, window
+        self._case = case  # positions -> the positions a case-sensitive search keeps (None: all)
         self.pattern = tuple(s.token for s in slots)
         self.thresholds = tuple(s.threshold for s in slots)
 
@@ -580,6 +738,10 @@ class SearchStream:
         for pos in iter_positions([s.mask for s in self.slots], ix.tokens, ix.indptr,
                                   getattr(ix, "postings", None), ids=[s.ids for s in self.slots],
                                   freq=ix.frequencies, window=self.window, boundaries=ix.line_starts):
+            if self._case is not None:
+                pos = self._case(pos)
+                if pos.size == 0:
+                    continue
             yield SearchResult(ix, self.pattern, self.thresholds, pos, scores, time.perf_counter() - t0, {},
                                self.warnings)
 

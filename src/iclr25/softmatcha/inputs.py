@@ -1,7 +1,8 @@
 """Which input files a build or a soft grep reads, and their lines, as grep/ripgrep users expect:
 
 - `-` is standard input; any readable non-folder path is read (FIFOs, so `<(cmd)` works);
-- folders are walked recursively, skipping hidden files and folders (`.git/...`) unless `hidden`;
+- folders are walked recursively, skipping hidden files and folders (`.git/...`) unless `hidden`, and what
+  .gitignore files exclude (`gitignore.py`) unless `ignore` is False;
 - a file ending in `.gz` is decompressed (gzip), as `zgrep` and `rg -z` read it;
 - a file with a NUL byte in its first 8 KiB is binary and is skipped (one warning each) unless `binary`;
 - invalid UTF-8 is replaced by U+FFFD and counted."""
@@ -35,12 +36,10 @@ class ReadStats:
         return out
 
 
-def _hidden(rel: Path) -> bool:
-    return any(part.startswith(".") for part in rel.parts)
-
-
-def expand_files(files: Sequence[str | os.PathLike] | str | os.PathLike, hidden: bool = False) -> list[Path]:
-    """The files to read, in order: each argument, or the files under it (sorted) if it is a folder."""
+def expand_files(files: Sequence[str | os.PathLike] | str | os.PathLike, hidden: bool = False,
+                 ignore: bool = True) -> list[Path]:
+    """The files to read, in order: each argument, or the files under it (sorted) if it is a folder.
+    Folder walks skip what .gitignore files say (`gitignore.py`) unless `ignore` is False."""
     if isinstance(files, str | os.PathLike):
         files = [files]
     out: list[Path] = []
@@ -49,14 +48,15 @@ def expand_files(files: Sequence[str | os.PathLike] | str | os.PathLike, hidden:
         if str(f) == STDIN:
             out.append(Path(STDIN))
         elif p.is_dir():
-            out += sorted(q for q in p.rglob("*")
-                          if q.is_file() and (hidden or not _hidden(q.relative_to(p))))
+            from iclr25.softmatcha.gitignore import walk
+            out += walk(p, hidden=hidden, ignore=ignore)
         elif p.exists():
             out.append(p)
         else:
             raise UserError(f"no such file: {p}")
     if not out:
-        raise UserError("no input files" + ("" if hidden else " (hidden files are skipped; use --hidden)"))
+        raise UserError("no input files" + ("" if hidden else " (hidden files are skipped; use --hidden)")
+                        + (" (.gitignore'd files are skipped; use --no-ignore)" if ignore else ""))
     if sum(str(p) == STDIN for p in out) > 1:
         raise UserError("standard input (-) can be read only once")
     return out

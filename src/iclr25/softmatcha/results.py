@@ -163,6 +163,23 @@ class SearchResult(Sequence[Match]):
                                                 (np.add, np.minimum, np.add))
         return variant_table(uniq, counts, mins, sums, self.index.vocab, limit)
 
+    def collocates(self, left: int = 5, right: int = 5, min_count: int = 2, by: str = "g2",
+                   top_k: int | None = None, punctuation: bool = False):
+        """The collocation table of these hits (`collocates.collocates`)."""
+        from iclr25.softmatcha.collocates import collocates
+        return collocates(self.index, self.positions, len(self.pattern), left=left, right=right,
+                          min_count=min_count, by=by, top_k=top_k, punctuation=punctuation,
+                          pattern=" ".join(self.pattern))
+
+    def dispersion(self, by: str = "file", labels: list[str] | None = None):
+        """These hits per file, folder or KJV book, with Gries' DP and Juilland's D
+        (`dispersion.dispersion`)."""
+        from iclr25.softmatcha.dispersion import dispersion
+        if by == "book" and labels is None and getattr(self.index, "kjv_refs", False):
+            from iclr25.softmatcha.corpus import kjv_refs
+            labels = kjv_refs()
+        return dispersion(self.index, self.positions, by=by, pattern=" ".join(self.pattern), labels=labels)
+
     def context_order(self, side: str, words: int = 6) -> np.ndarray:
         """(count,) the order of the hits by their context on `side` ("left": the words before, nearest
         first; "right": the words after), compared word by word, case- and punctuation-blind as

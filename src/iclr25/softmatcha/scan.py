@@ -82,12 +82,14 @@ class MemoryCorpus(Index):
         return self.tokenizer.char_spans(text)
 
     def search(self, pattern: str | Sequence[str], threshold: Thresholds | None = None,
-               warn: bool = True) -> SearchResult:
+               warn: bool = True, case_sensitive: bool = False) -> SearchResult:
         """Step 1 as in the index; Step 2 replaced by a scan of every window."""
         import warnings
         t0 = time.perf_counter()
         slots, warns = self.slots(pattern, threshold)
         positions = scan_positions([s.mask for s in slots], self.tokens)
+        if case_sensitive:
+            positions = positions[self.case_filter(positions, pattern, slots)]
         seconds = time.perf_counter() - t0
         if warn:
             for w in warns:
@@ -97,8 +99,8 @@ class MemoryCorpus(Index):
                             warns)
 
 
-def _read_sources(files: Files | None, lines: Iterable[str] | None, hidden: bool, binary: bool
-                  ) -> tuple[list[tuple[str, list[str]]], ReadStats]:
+def _read_sources(files: Files | None, lines: Iterable[str] | None, hidden: bool, binary: bool,
+                  ignore: bool = True) -> tuple[list[tuple[str, list[str]]], ReadStats]:
     stats = ReadStats()
     if (files is None) == (lines is None):
         raise UserError("give exactly one of files= or lines=")
@@ -106,7 +108,7 @@ def _read_sources(files: Files | None, lines: Iterable[str] | None, hidden: bool
         if isinstance(lines, str):
             lines = lines.splitlines()
         return [("<lines>", [str(x).replace("\n", " ") for x in lines])], stats
-    paths = expand_files(files, hidden=hidden)  # type: ignore[arg-type]
+    paths = expand_files(files, hidden=hidden, ignore=ignore)  # type: ignore[arg-type]
     out = [("(standard input)" if str(p) == "-" else str(p), list(read_lines(p, stats, binary)))
            for p in paths]
     return [s for s in out if s[0] not in stats.binary_files], stats
@@ -114,7 +116,8 @@ def _read_sources(files: Files | None, lines: Iterable[str] | None, hidden: bool
 
 def soft_grep(pattern: str | Sequence[str], files: Files | None = None, *, lines: Iterable[str] | None = None,
               embeddings: Embeddings | str | None = None, threshold: Thresholds | None = None,
-              tokenizer: str = "glove", hidden: bool = False, binary: bool = False) -> SearchResult:
+              tokenizer: str = "glove", hidden: bool = False, binary: bool = False, ignore: bool = True,
+              case_sensitive: bool = False) -> SearchResult:
     """Search `files` (paths, folders, `-` for standard input) or `lines` for `pattern` without building
     an index. Folders skip hidden entries unless `hidden`; binary files are skipped unless `binary`
     (`res.index.read_warnings` says which).
@@ -125,15 +128,16 @@ def soft_grep(pattern: str | Sequence[str], files: Files | None = None, *, lines
     ...                                      threshold=[1.0, 0.9])]
     ['a dog', 'A Cat']
     """
-    return memory_corpus(files, lines=lines, embeddings=embeddings, tokenizer=tokenizer, hidden=hidden,
-                         binary=binary).search(pattern, threshold)
+    corpus = memory_corpus(files, lines=lines, embeddings=embeddings, tokenizer=tokenizer, hidden=hidden,
+                           binary=binary, ignore=ignore)
+    return corpus.search(pattern, threshold, case_sensitive=case_sensitive)
 
 
 def memory_corpus(files: Files | None = None, *, lines: Iterable[str] | None = None,
                   embeddings: Embeddings | str | None = None, tokenizer: str = "glove", hidden: bool = False,
-                  binary: bool = False) -> MemoryCorpus:
+                  binary: bool = False, ignore: bool = True) -> MemoryCorpus:
     """The in-memory corpus `soft_grep` searches (its `variants` build a suffix array in memory)."""
-    sources, read = _read_sources(files, lines, hidden, binary)
+    sources, read = _read_sources(files, lines, hidden, binary, ignore)
     return MemoryCorpus(sources, _resolve_embeddings(embeddings), tokenizer, read=read)
 
 

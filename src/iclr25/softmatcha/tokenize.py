@@ -9,7 +9,8 @@ tokenized the same way.
 - `moses`: Moses (sacremoses), as the official SoftMatcha English pipeline; lower-cased *after* Moses
   runs, because Moses decides on case (`Israel.` splits its period, `israel.` does not).
 - `word`: `\\w+` runs and single punctuation marks (grep -w's notion of a word); kept to read indexes
-  built before `glove` became the default."""
+  built before `glove` became the default.
+- `mecab`: Japanese (MeCab through fugashi, UniDic-lite dictionary; the optional `softmatcha-ja` extra)."""
 
 from __future__ import annotations
 
@@ -138,8 +139,58 @@ class MosesTokenizer:
         return out
 
 
-Tokenizer = GloveTokenizer | WordTokenizer | MosesTokenizer
-TOKENIZERS = ("glove", "moses", "word")
+JA_EXTRA = 'install iclr25[softmatcha-ja] (pip install "iclr25[softmatcha-ja]": MeCab and its UniDic-lite ' \
+           'dictionary) for the Japanese tokenizer'
+
+
+class JapaneseTokenizer:
+    """Japanese words as MeCab splits them (fugashi, the UniDic-lite dictionary; both on PyPI, installed by
+    the `softmatcha-ja` extra): surface forms, Latin letters lower-cased. The paper's engine uses MeCab
+    with IPAdic; UniDic's short units are a little finer (`住んで` -> `住ん` `で`). There are no Japanese
+    vectors in any registry here, so a Japanese index is searched exactly (pattern words match literally,
+    with a warning), or softly with vectors of your own (`--emb FILE`).
+
+    >>> JapaneseTokenizer().tokenize("吾輩は猫である")  # doctest: +SKIP
+    ['吾輩', 'は', '猫', 'で', 'ある']
+    """
+
+    name = "mecab-unidic-lite-v1"
+
+    def __init__(self) -> None:
+        try:
+            import fugashi
+            import unidic_lite
+        except ImportError:
+            raise UserError(JA_EXTRA) from None
+        self._tagger = fugashi.Tagger(f'-d "{unidic_lite.DICDIR}" -r /dev/null')
+
+    def spans(self, line: str) -> list[Span]:
+        out: list[Span] = []
+        pos = 0
+        for w in self._tagger(line):
+            surf = w.surface
+            if not surf or surf.isspace():
+                continue
+            j = line.find(surf, pos)
+            if j < 0:  # MeCab rewrote it (never seen with UniDic): an empty span where we are
+                out.append((surf.lower(), pos, pos))
+                continue
+            out.append((surf.lower(), j, j + len(surf)))
+            pos = j + len(surf)
+        return out
+
+    def tokenize(self, line: str) -> list[str]:
+        return [t for t, _, _ in self.spans(line)]
+
+    def tokenize_lines(self, lines: Iterable[str]) -> list[list[str]]:
+        return [self.tokenize(line) for line in lines]
+
+    def char_spans(self, line: str) -> list[tuple[int, int]]:
+        return [(a, b) for _, a, b in self.spans(line)]
+
+
+Tokenizer = GloveTokenizer | WordTokenizer | MosesTokenizer | JapaneseTokenizer
+TOKENIZERS = ("glove", "moses", "word", "mecab")
 DEFAULT_TOKENIZER = "glove"
 
 
@@ -160,4 +211,6 @@ def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
         return MosesTokenizer(lower_first=True)
     if name == "moses-lower-dash-v1":
         return MosesTokenizer(aggressive_dash_splits=True, lower_first=True)
+    if name in ("mecab", "ja", JapaneseTokenizer.name):
+        return JapaneseTokenizer()
     raise UserError(f"unknown tokenizer {name!r}; choose from {', '.join(TOKENIZERS)}")

@@ -31,7 +31,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from iclr25.core.errors import UserError
-from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS
+from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS, pattern_tokens
 
 router = APIRouter(tags=["softmatcha"])
 
@@ -315,7 +315,8 @@ def lane(idx: Any, pattern: str, alphas: float | list[float]) -> contextlib.Abst
 
 def is_ranked(idx: Any, pattern: str, max_insert: int, max_delete: int) -> bool:
     """Edits and wildcards are answered from the suffix array (occurrences in variant rank order)."""
-    return bool(max_insert or max_delete or WILDCARDS.intersection(idx.tokenizer.tokenize(pattern)))
+    return bool(max_insert or max_delete or WILDCARDS.intersection(pattern_tokens(pattern,
+                                                                                   idx.tokenizer.tokenize)))
 
 
 def ranked_lane(idx: Any, pattern: str) -> contextlib.AbstractContextManager:
