@@ -164,3 +164,48 @@ def test_ranked_variants_and_edits_on_the_page(server, page):
     # one hit per place (issue 51): variants that start at one position count once
     assert _count(page) == idx.hits("king israel", 0.8, VariantConfig(max_insert=1)).count
     assert any("+1/-0" in r.inner_text() for r in rows.all())
+
+
+def test_topk_mode_ranks_without_a_threshold_and_marks_a_cut_search(server, page):
+    """Issue 52: the k closest variants (no threshold) from the search form, within a time budget; a search
+    the budget cut shows the best found so far, marked partial."""
+    url, idx = server
+    page.goto(url + "/softmatcha")
+    page.fill("#sm-pattern", "queen of syria")
+    page.select_option("#sm-mode", "topk")
+    page.fill("#sm-k", "4")
+    page.fill("#sm-budget", "5")
+    page.click("#sm-go")
+    page.wait_for_function("document.body.dataset.hits === 'top4'")
+    want = idx.variants("queen of syria", 0.0, k=4)
+    rows = page.locator("#sm-variants tbody tr")
+    assert [r.inner_text().split("\t")[1:3] for r in rows.all()] == [[v.string, str(v.count)] for v in want]
+    assert page.locator("#sm-partial").is_hidden()
+    assert page.locator("#sm-hits tbody tr").count() == 0 and page.locator("#sm-more").is_hidden()
+    assert "mode=topk" in page.evaluate("location.search")
+    # an explosive query with a tiny budget: the best found so far, marked partial
+    page.fill("#sm-pattern", "the the the the")
+    page.fill("#sm-ins", "4")
+    page.fill("#sm-del", "2")
+    page.fill("#sm-k", "1000")
+    page.fill("#sm-budget", "0.01")
+    page.click("#sm-go")
+    page.wait_for_function("document.body.dataset.partial === 'true'")
+    assert page.inner_text("#sm-partial").startswith("partial: the time budget (0.01 s) ran out")
+
+
+def test_collocates_panel_shows_the_library_table(server, page):
+    url, idx = server
+    page.goto(url + "/softmatcha?index=demo&pattern=king+of+israel&threshold=0.8")
+    page.wait_for_function("document.body.dataset.alpha === '0.8'")
+    page.fill("#sm-cl", "2")
+    page.fill("#sm-cr", "2")
+    page.fill("#sm-cmin", "2")
+    page.click("#sm-coll-go")
+    page.wait_for_function("document.body.dataset.colloc !== undefined")
+    want = idx.collocates("king of israel", 0.8, left=2, right=2, min_count=2, top_k=30)
+    rows = page.locator("#sm-colloc tbody tr")
+    assert rows.count() == len(want.rows) > 0
+    assert [r.inner_text().split("\t")[1:3] for r in rows.all()] == [[c.string, str(c.window)]
+                                                                       for c in want.rows]
+    assert "Dunning 1993" in page.inner_text("#sm-coll-info")

@@ -31,7 +31,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
 from iclr25.core.errors import UserError
-from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS, pattern_tokens
+from iclr25.softmatcha.pattern import MAX_EDITS, WILDCARDS, is_regex_token, pattern_tokens
 
 router = APIRouter(tags=["softmatcha"])
 
@@ -52,6 +52,7 @@ MAX_RANKED = 1000  # variants per /variants call
 MAX_OPEN_INDEXES = 4
 RANKED_BUDGET_S = 10.0  # a ranked request (variants, edits, wildcards) stops here and frees its lane
 COUNT_BUDGET_S = 0.5  # a ranked page's total count is counted on this long, then given as ">= N"
+MAX_COLLOCATE_HITS = 500_000  # hits a collocation table groups (O(hits x span) numpy work)
 VARIANT_TABLE_MAX_HITS = 200_000  # a plain search's variants table groups at most this many hits
 INDEX_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -296,9 +297,22 @@ class HeavyLane:
 _HEAVY = HeavyLane()
 
 
+_NESTED = re.compile(r"[*+}][^()]*\)[*+{]|\\[1-9]")  # (a+)+ style groups, back-references
+
+
+def check_regex_tokens(pattern: str) -> None:
+    """A /RE/ token runs over the whole vocabulary: the server refuses the forms that can backtrack
+    exponentially (a quantified group holding a quantifier, a back-reference) and long ones."""
+    for part in pattern.split():
+        if is_regex_token(part) and (len(part) > 60 or _NESTED.search(part)):
+            raise HTTPException(422, f"regex token {part[:60]!r} is refused here (nested quantifiers, "
+                                     "back-references or over 60 characters); the CLI runs it")
+
+
 def lane(idx: Any, pattern: str, alphas: float | list[float]) -> contextlib.AbstractContextManager:
     """Validate the pattern and admit the query: refused when too broad, the heavy lane when broad,
     no wait otherwise."""
+    check_regex_tokens(pattern)
     try:
         toks = idx.tokenizer.tokenize(pattern)
         if len(toks) > MAX_PATTERN_TOKENS:
@@ -324,6 +338,7 @@ def ranked_lane(idx: Any, pattern: str) -> contextlib.AbstractContextManager:
     one-at-a-time lane (their cost follows the variants, bounded by VariantConfig.max_states)."""
     if not hasattr(idx, "iter_variants"):
         raise HTTPException(422, "ranked variants and edits need a single (unsharded) index")
+    check_regex_tokens(pattern)
     toks = idx.tokenizer.tokenize(pattern)
     if len(toks) > MAX_PATTERN_TOKENS:
         raise HTTPException(422, f"pattern has {len(toks)} tokens; the limit here is {MAX_PATTERN_TOKENS}")
@@ -380,7 +395,8 @@ def page(request: Request) -> Response:
     templates = paper_templates(TEMPLATES_DIR)
     return templates.TemplateResponse(request, "softmatcha.html", {
         "indexes": list_indexes(root), "max_page": MAX_PAGE, "page": DEFAULT_PAGE,
-        "max_pattern": MAX_PATTERN_CHARS, "max_edits": MAX_EDITS, "static": False})
+        "max_pattern": MAX_PATTERN_CHARS, "max_edits": MAX_EDITS, "max_ranked": MAX_RANKED,
+        "ranked_budget": RANKED_BUDGET_S, "static": False})
 
 
 @router.get("/softmatcha/static/{name}", include_in_schema=False)
@@ -533,6 +549,61 @@ def api_variants(
                          "max_insert": max_insert, "max_delete": max_delete, "partial": partial,
                          "seconds": time.perf_counter() - t0,
                          "variants": [dict(v.to_dict(), rank=i) for i, v in enumerate(top, 1)]})
+
+
+@router.get("/api/softmatcha/collocates", summary="Collocates of a query's hits: MI and log-likelihood")
+def api_collocates(
+    request: Request, index: IndexQ, pattern: PatternQ, threshold: ThresholdQ = 0.8,
+    thresholds: ThresholdsQ = None,
+    left: Annotated[int, Query(ge=0, le=50, description="words before each hit in the span")] = 5,
+    right: Annotated[int, Query(ge=0, le=50, description="words after each hit in the span")] = 5,
+    min_count: Annotated[int, Query(ge=1, le=10**9, description="list words counted at least this often "
+                                    "in the span")] = 2,
+    by: Annotated[Literal["g2", "mi", "freq"], Query(description="sort by signed log-likelihood (g2), "
+                                                     "mutual information (mi) or window count")] = "g2",
+    k: Annotated[int, Query(ge=1, le=MAX_RANKED, description="rows, best first")] = 30,
+    punctuation: Annotated[bool, Query(description="count punctuation tokens as words")] = False,
+    max_insert: MaxInsertQ = 0, max_delete: MaxDeleteQ = 0,
+) -> JSONResponse:
+    """The collocation table of every hit of `pattern` (CQPweb / AntConc): per word its count in the span
+    (`left`/`right` words around each hit, within its line), its corpus frequency, the expected count,
+    MI (Church & Hanks 1990) and signed G² (Dunning 1993); definitions in `collocates.py`. At most
+    MAX_COLLOCATE_HITS hits (the CLI has no limit)."""
+    import numpy as np
+
+    from iclr25.softmatcha.collocates import collocates, reference
+    from iclr25.softmatcha.variants import OverBudget
+    idx = open_index(request, index)
+    if not hasattr(idx, "tokens"):
+        raise HTTPException(422, "collocates need a single (unsharded) index")
+    if left + right == 0:
+        raise HTTPException(422, "the span is empty: give left or right > 0")
+    alphas = parse_thresholds(threshold, thresholds)
+    t0 = time.perf_counter()
+    if is_ranked(idx, pattern, max_insert, max_delete):
+        with ranked_lane(idx, pattern):
+            try:
+                h = idx.hits(pattern, alphas, variant_config("min", max_insert, max_delete))
+            except OverBudget as e:
+                raise HTTPException(503, str(e).replace(" (--max-runtime)", ""),
+                                    headers={"Retry-After": "5"}) from None
+            except UserError as e:
+                raise HTTPException(422, str(e)) from None
+            positions, lengths = h.positions, h.lengths
+    else:
+        with lane(idx, pattern, alphas):
+            res = run_search(idx, pattern, alphas)
+            positions, lengths = res.positions, np.full(res.count, len(res.pattern), np.int64)
+    if positions.size > MAX_COLLOCATE_HITS:
+        raise HTTPException(422, f"{positions.size:,} hits: over the {MAX_COLLOCATE_HITS:,} this page "
+                                 "groups; raise the threshold (the CLI's `collocates` has no limit)")
+    table = collocates(idx, positions, lengths, left=left, right=right, min_count=min_count, by=by, top_k=k,
+                       punctuation=punctuation, pattern=pattern)
+    return JSONResponse({
+        "index": index, "pattern": idx.tokenizer.tokenize(pattern), "count": int(positions.size),
+        "left": left, "right": right, "span_tokens": table.span_tokens, "population": table.population,
+        "by": by, "min_count": min_count, "seconds": time.perf_counter() - t0, "reference": reference(),
+        "rows": [dict(c.to_dict(), rank=i) for i, c in enumerate(table.rows, 1)]})
 
 
 @router.get("/api/softmatcha/download", summary="All hits as JSON or CSV (streamed)")

@@ -23,6 +23,11 @@
       if (v && v !== "0") p.set(key, v);
     }
     if ($("sm-score").value !== "min") p.set("score", $("sm-score").value);
+    if ($("sm-mode").value === "topk") {
+      p.set("mode", "topk");
+      p.set("k", $("sm-k").value || "20");
+      p.set("budget", $("sm-budget").value || "2");
+    }
     return p;
   }
 
@@ -103,11 +108,50 @@
     }
   }
 
+  // The k closest variants with no threshold, within a time budget; a cut search is marked partial.
+  async function topk(p, my) {
+    const q = new URLSearchParams();
+    for (const key of ["index", "pattern", "max_insert", "max_delete", "score", "k"]) {
+      if (p.has(key)) q.set(key, p.get(key));
+    }
+    q.set("max_runtime", p.get("budget"));
+    const body = await getJSON("/api/softmatcha/variants?" + q.toString());
+    if (my !== seq) return;
+    tbody.textContent = "";
+    showVariants(body.variants);
+    more.hidden = true;
+    $("sm-count").textContent = "top " + body.variants.length;
+    $("sm-time").textContent = (body.seconds * 1000).toFixed(1) + " ms";
+    $("sm-summary").hidden = false;
+    const part = $("sm-partial");
+    part.hidden = !body.partial;
+    part.textContent = body.partial ? "partial: the time budget (" + p.get("budget") + " s) ran out; these " +
+      body.variants.length + " are the best found, in exact order, and the rest were not looked at" : "";
+    $("sm-warnings").hidden = true;
+    state = null;
+    history.replaceState(null, "", "?" + p.toString());
+    status.textContent = "";
+    document.body.dataset.partial = String(body.partial);
+    document.body.dataset.hits = "top" + body.variants.length;
+  }
+
   async function search() {
     const p = params();
     if (!p.get("pattern") || !p.get("index")) return;
     const my = ++seq;
     status.textContent = "searching…";
+    if (p.get("mode") === "topk") {
+      try {
+        await topk(p, my);
+        status.className = "muted";
+      } catch (e) {
+        if (my !== seq) return;
+        status.textContent = "error: " + e.message;
+        status.className = "bad";
+      }
+      return;
+    }
+    $("sm-partial").hidden = true;
     try {
       const [body, ranked] = await Promise.all([fetchPage(p, 0), fetchVariants(p)]);
       if (my !== seq) return;
@@ -152,7 +196,39 @@
     }
   }
 
+  async function colloc() {
+    const p = params();
+    if (!p.get("pattern") || !p.get("index")) return;
+    const q = new URLSearchParams();
+    for (const key of ["index", "pattern", "threshold", "thresholds", "max_insert", "max_delete"]) {
+      if (p.has(key)) q.set(key, p.get(key));
+    }
+    q.set("left", $("sm-cl").value || "5");
+    q.set("right", $("sm-cr").value || "5");
+    q.set("min_count", $("sm-cmin").value || "2");
+    q.set("by", $("sm-cby").value);
+    const info = $("sm-coll-info"), cbody = $("sm-colloc").querySelector("tbody");
+    info.textContent = "counting…";
+    try {
+      const body = await getJSON("/api/softmatcha/collocates?" + q.toString());
+      cbody.textContent = "";
+      for (const c of body.rows) {
+        const tr = document.createElement("tr");
+        for (const v of [String(c.rank), c.collocate, String(c.window), String(c.left), String(c.right),
+                         c.expected.toFixed(2), String(c.corpus), c.mi.toFixed(2), c.g2.toFixed(2)]) cell(tr, v);
+        cbody.appendChild(tr);
+      }
+      info.textContent = body.count.toLocaleString("en-US") + " hits; span " + body.left + " left / " + body.right +
+        " right: " + body.span_tokens.toLocaleString("en-US") + " tokens of " +
+        body.population.toLocaleString("en-US") + ". " + body.reference;
+      document.body.dataset.colloc = String(body.rows.length);
+    } catch (e) {
+      info.textContent = "error: " + e.message;
+    }
+  }
+
   form.addEventListener("submit", (ev) => { ev.preventDefault(); search(); });
+  $("sm-coll-go").addEventListener("click", colloc);
   alpha.addEventListener("input", () => {
     alphaOut.textContent = Number(alpha.value).toFixed(2);
     clearTimeout(timer);
@@ -164,7 +240,8 @@
   // A shared link (?index=..&pattern=..&threshold=..) fills the form and runs its search.
   const q = new URLSearchParams(location.search);
   const fill = { index: "sm-index", pattern: "sm-pattern", thresholds: "sm-alphas", limit: "sm-limit",
-                  max_insert: "sm-ins", max_delete: "sm-del", score: "sm-score" };
+                  max_insert: "sm-ins", max_delete: "sm-del", score: "sm-score", mode: "sm-mode", k: "sm-k",
+                  budget: "sm-budget" };
   for (const [key, id] of Object.entries(fill)) if (q.has(key)) $(id).value = q.get(key);
   if (q.has("threshold")) {
     alpha.value = q.get("threshold");
