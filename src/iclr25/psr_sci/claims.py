@@ -10,8 +10,7 @@ MASKS = ("kaist", "bern1", "bern2")  # the KAIST mask's centre; two Bernoulli(0.
 SCENES = "test scenes"
 PRIOR_SCALE = ("Our prior is a 1 M-parameter DDPM trained here on synthetic ground-truth high bands (64² "
                "latent patches, 5,000 steps in full), not Stable Diffusion: short of REPRODUCED, the effect "
-               "is "
-               "not shown at our prior's scale, which says nothing against PSR-SCI with SD-2.1")
+               "is not shown at our prior's scale, which says nothing against PSR-SCI with SD-2.1")
 
 
 def _paired(a: str, b: str, what: str) -> Diff:
@@ -35,15 +34,13 @@ CLAIMS = [
           not_testable="prior work that PSR-SCI quotes (MST/DAUHST, trained for days on GPUs on CAVE), not "
                        "testable at our scale. Our predictor is GAP-TV plus learned residual stages, so it "
                        "starts at the classical level; its precondition 'init ≥ classic' (predictor vs "
-                       "GAP-TV "
-                       "on the test scenes, per mask) is measured and reported with this finding"),
+                       "GAP-TV on the test scenes, per mask) is measured and reported with this finding"),
     Claim(key="urse_reversible",
           statement="URSe's 3-channel embedding is reversible: ψ⁻¹ψ(X^h) + X^l recovers the cube.",
           paper="round trip on the 10 KAIST GT cubes: 49.25 dB / 0.9961 (released notebook)",
           setup="ground-truth round trip ψ⁻¹ψ(X^h_gt) + X^l_gt on the test scenes. URSe's ground-truth "
-                "branch "
-                "trains with the true low band X^l_gt (the paper writes X^l_init, nearly equal to it for its "
-                "37 dB predictor), so this is the round trip its loss optimises",
+                "branch trains with the true low band X^l_gt (the paper writes X^l_init, nearly equal to it "
+                "for its 37 dB predictor), so this is the round trip its loss optimises",
           rule=Rule(Test(Mean("roundtrip_psnr_db", "GT round-trip PSNR (dB)", over=SCENES), ">=", 40))),
     Claim(key="refine_gain",
           statement="Guided subspace diffusion refinement improves the predictor's reconstruction and its "
@@ -76,21 +73,19 @@ CLAIMS = [
                     "the full 28-band cube.",
           paper="direct MSI diffusion is 'impractical' (data and compute), no number",
           setup="the same U-Net prior trained on the same ground-truth crops, steps and scene area, in "
-                "URSe's "
-                "subspace or on the 28-band high-frequency cube; both refine the predictor's output with the "
-                "same guidance, KAIST mask",
+                "URSe's subspace or on the 28-band high-frequency cube; both refine the predictor's output "
+                "with the same guidance, KAIST mask",
           rule=Rule(Test(SUBSPACE_VS_CUBE, ">=", 0.1),
                     partial=Named("the direction", Test(SUBSPACE_VS_CUBE, ">=", 0, by="point")))),
     Claim(key="subspace_speed",
           statement="One refinement in the 3-channel subspace is much cheaper than a DiffSCI-style 3-channel "
                     "prior run over all band groups.",
           paper="8.9 s vs DiffSCI 84.5 s per scene (GPU, 50 steps)",
-          setup="process CPU time per guided DDIM step on one test scene, band-group prior (the same U-Net "
-                "on "
-                "10 groups of 3 bands) vs subspace prior, arms alternated, 1 thread. This measures only the "
-                "per-step part of the paper's comparison: the paper's 9.5× is total time per scene against "
-                "DiffSCI at their own step counts and models (SD-2.1 vs DiffSCI's), which cannot be rebuilt "
-                "here; with one U-Net for both arms the ratio is bounded near 2.5× by pixel count",
+          setup="process CPU time per guided DDIM step on one test scene, band-group prior (the same "
+                "U-Net on 10 groups of 3 bands) vs subspace prior, arms alternated, 1 thread. This measures "
+                "only the per-step part of the paper's comparison: the paper's 9.5× is total time per scene "
+                "against DiffSCI at their own step counts and models (SD-2.1 vs DiffSCI's), which cannot be "
+                "rebuilt here; with one U-Net for both arms the ratio is bounded near 2.5× by pixel count",
           rule=Rule(Test(Mean("ratio_band_group_over_subspace", "band-group / subspace CPU s per step",
                               over="repeats", log=True), ">=", 2)),
           timing=True),

@@ -26,8 +26,7 @@ app = typer.Typer(help="PSR-SCI: CASSI spectral reconstruction refined by guided
 METHODS = ("gaptv", "twist", "least_norm", "predictor", "psr")
 NETWORK_METHODS = ("predictor", "psr")
 PROFILE_HELP = ("which trained models when --models is not given: quick (trained on synthetic scenes in "
-                "about a "
-                "minute of CPU on first use, then cached) or full (about 25 CPU-minutes)")
+                "about a minute of CPU on first use, then cached) or full (about 25 CPU-minutes)")
 CUBE_KEYS = ("cube", "cubes", "img", "x", "truth", "hsi")
 
 
@@ -68,8 +67,7 @@ def _mask(spec: str, size: int, seed: int):
         mask = _check_mask(read_any(Path(spec), "--mask", MASK_KEYS), "--mask")
         if mask.shape != (size, size):
             raise UserError(f"--mask is {mask.shape[0]}x{mask.shape[1]} but the scene is {size}x{size}: "
-                            "give a "
-                            f"{size}x{size} mask or --size {min(mask.shape)} (only the KAIST mask is "
+                            f"give a {size}x{size} mask or --size {min(mask.shape)} (only the KAIST mask is "
                             "cropped)")
     if mask.shape[0] < size or mask.shape[1] < size:
         raise UserError(f"--mask is {mask.shape[0]}x{mask.shape[1]}, smaller than --size {size}")
@@ -140,16 +138,15 @@ def _networks(models: Path | None, profile: str, bands: int, step: int):
         trained = TrainedModels.load(models)
     else:
         if bands != 28 or step != 2:
-            raise UserError("the built-in models are for 28 bands and step 2; this measurement has B = "
-                            f"{bands}, "
-                            f"step {step}: train your own with `iclr25 psr_sci train` and pass --models")
+            raise UserError(f"the built-in models are for 28 bands and step 2; this measurement has "
+                            f"B = {bands}, step {step}: train your own with `iclr25 psr_sci train` and pass "
+                            "--models")
         _say(f"loading the {profile} models (trained on synthetic scenes and cached on first use)")
         trained = trained_models(SIZES[profile], 0)
     cfg = trained.cfgs.predictor
     if (cfg.bands, cfg.step) != (bands, step):
         raise UserError(f"--models {models} is trained for B = {cfg.bands}, step {cfg.step}; this "
-                        "measurement "
-                        f"has B = {bands}, step {step}")
+                        f"measurement has B = {bands}, step {step}")
     return trained.build()
 
 
@@ -197,7 +194,7 @@ def _write(x, out: Path | None, rgb: Path | None, wavelengths) -> None:
         typer.echo(f"wrote {rgb}")
 
 
-def _report(method: str, x, info: dict, x_gap, y, m, step: int, truth) -> None:
+def _report(method: str, x, info: dict, x_gap, y, m, step: int, truth, own_models: bool = False) -> None:
     """The method's residual (and PSNR/SSIM/SAM when the truth is known) beside GAP-TV's, the classical
     baseline; a warning when the method does not beat it."""
     from iclr25.psr_sci.metrics import psnr, sam, ssim
@@ -220,12 +217,13 @@ def _report(method: str, x, info: dict, x_gap, y, m, step: int, truth) -> None:
     typer.echo(line("GAP-TV (classical)", x_gap, residual(x_gap, y, m, step)))
     if truth is None:
         typer.echo("no ground truth in --meas: the residual alone does not rank reconstructions (a noisy "
-                   "cube "
-                   "can fit y); compare on a simulated scene of yours (`simulate`) to see PSNR")
+                   "cube can fit y); compare on a simulated scene of yours (`simulate`) to see PSNR")
     elif psnr(x, truth) <= psnr(x_gap, truth):
+        hint = ("the networks may be under-trained for it (more --steps / --predictor-steps in `train`)"
+                if own_models else "models trained on other scenes may not fit yours (train on your own "
+                "cubes: `iclr25 psr_sci train`)")
         _say(f"warning: {method} ({psnr(x, truth):.2f} dB) does not beat the classical GAP-TV "
-             f"({psnr(x_gap, truth):.2f} dB) on this scene; models trained on other scenes may not fit yours "
-             "(train on your own cubes: `iclr25 psr_sci train`)")
+             f"({psnr(x_gap, truth):.2f} dB) on this scene; {hint}")
 
 
 def _check_outputs(out: Path | None, rgb: Path | None) -> None:
@@ -312,21 +310,18 @@ def reconstruct(
     truth = extra.get("truth")
     if truth is not None and truth.shape != x.shape:
         truth = None
-    _report(method, x, info, x_gap, y, m, step, truth)
+    _report(method, x, info, x_gap, y, m, step, truth, own_models=models is not None)
 
 
 @app.command()
 def train(
     cubes: Annotated[Path, typer.Option(help="your hyperspectral cubes: an .npz/.npy/.mat holding (B, H, W) "
-                                             "or "
-                                             "(N, B, H, W) values in [0, 1] (key cube/cubes/img/x), or a "
-                                             "folder "
-                                             "of such files")],
+                                             "or (N, B, H, W) values in [0, 1] (key cube/cubes/img/x), or a "
+                                             "folder of such files")],
     out: Annotated[Path, typer.Option("-o", "--out", help="where to write the trained networks (.pt)")],
     mask: Annotated[str, typer.Option(help="random (Bernoulli 0.5 masks) or your coded aperture "
-                                           ".mat/.npz/.npy "
-                                           "(at least --crop px each way; random crops of it are "
-                                           "used)")] = "random",
+                                           ".mat/.npz/.npy (at least --crop px each way; random crops of "
+                                           "it are used)")] = "random",
     step: Annotated[int, count("dispersion per band, px (KAIST: 2)", 16)] = 2,
     crop: Annotated[int, count("training crop, px (even)", 512, low=8)] = 64,
     n_crops: Annotated[int, count("training crops drawn from your cubes (a tenth held "
@@ -379,8 +374,7 @@ def train(
     mse = state["predictor"]["val_mse"]
     gap, best = mse[0], min(mse)
     typer.echo(f"predictor on {max(2, n_crops // 10)} held-out crops: PSNR {10 * np.log10(1 / best):.2f} dB "
-               "vs "
-               f"GAP-TV (its start, the classical baseline) {10 * np.log10(1 / gap):.2f} dB")
+               f"vs GAP-TV (its start, the classical baseline) {10 * np.log10(1 / gap):.2f} dB")
     if best >= gap:
         _say("warning: the learned stages did not beat GAP-TV on the held-out crops: the predictor is GAP-TV "
              "(more crops or --predictor-steps may help)")

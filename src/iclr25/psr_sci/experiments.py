@@ -247,8 +247,7 @@ def findings(profile: str, test: list[dict], zero: list[dict], timing: dict[str,
         "ssim_competitive": "ΔSSIM PSR − predictor per mask: " + "; ".join(
             f"{mk} {_gain_text(ss[f'psr_ssim_{mk}'], ss[f'init_ssim_{mk}'], '')}" for mk in MASKS)
             + f"; SAM {np.mean(ss[f'psr_sam_deg_{k0}']):.2f}° vs {np.mean(ss[f'init_sam_deg_{k0}']):.2f}° "
-              f"({k0}); "
-              "paper notebook −0.030" + shortfall("ssim_competitive"),
+              f"({k0}); paper notebook −0.030" + shortfall("ssim_competitive"),
         "zero_shot": "zero-shot gain per mask: " + "; ".join(
             f"{mk} {_gain_text(zs[f'zs_psr_psnr_{mk}'], zs[f'zs_init_psnr_{mk}'])}" for mk in MASKS)
             + f" ({len(zs[f'zs_psr_psnr_{k0}'])} scenes, CIE-2017 spectra); paper "
@@ -258,14 +257,11 @@ def findings(profile: str, test: list[dict], zero: list[dict], timing: dict[str,
                                     f"{np.mean(e['psnr_subspace']):.2f}, full cube "
                                     f"{np.mean(e['psnr_full_cube']):.2f}, "
                                     f"predictor {np.mean(e['psnr_predictor']):.2f} dB); paper: full-cube "
-                                    "diffusion "
-                                    "impractical",
+                                    "diffusion impractical",
         "subspace_speed": f"CPU per guided step: subspace {statistics.median(timing['subspace']) * 1e3:.0f} "
-                          "ms, "
-                          f"band-group {statistics.median(timing['band_group']) * 1e3:.0f} ms (×"
+                          f"ms, band-group {statistics.median(timing['band_group']) * 1e3:.0f} ms (×"
                           f"{statistics.median(ratios):.2f} median of {len(ratios)}); per-step part only; "
-                          "paper "
-                          "8.9 s vs 84.5 s per scene (×9.5)",
+                          "paper 8.9 s vs 84.5 s per scene (×9.5)",
     }
     out = [Finding.not_testable(
         "predictor_beats_classic",

@@ -25,7 +25,7 @@ from iclr25.psr_sci.urse import URSe, URSeConfig, fit_urse
 
 DATA = "17-psr-sci"
 CODE_VERSION = 2  # bump when training changes, so cached models are rebuilt
-G_SCALES = (100.0, 200.0, 400.0, 800.0, 1600.0)  # the s grid swept by the full profile
+G_SCALES = (100.0, 400.0, 1600.0)  # the s grid swept by the full profile (with START_TS)
 G_SCALE = 800.0  # s when a profile does not sweep (the paper's value)
 START_TS = (99, 199, 399)  # the step A_init is noised to, swept with s (the paper does not state it)
 START_T = 399  # when a profile does not sweep: every DDIM step inside the guidance window t < 400
