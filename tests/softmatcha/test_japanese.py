@@ -17,7 +17,8 @@ from iclr25.softmatcha.tokenize import JA_EXTRA, get_tokenizer
 HAVE = all(importlib.util.find_spec(m) is not None for m in ("fugashi", "unidic_lite"))
 needs_ja = pytest.mark.skipif(not HAVE, reason=JA_EXTRA)
 
-TEXT = ["吾輩は猫である。名前はまだ無い。", "どこで生れたかとんと見当がつかぬ。", "猫の額ほどの庭", "Tokyo と 東京"]
+TEXT = ["吾輩は猫である。名前はまだ無い。", "どこで生れたかとんと見当がつかぬ。", "猫の額ほどの庭",
+        "Tokyo と 東京"]
 
 
 @pytest.mark.skipif(HAVE, reason="the extra is installed here: its absence is tested where it is not")
@@ -34,7 +35,8 @@ def test_without_the_extra_the_error_names_it(tmp_path):
 @needs_ja
 def test_mecab_tokens_and_spans():
     tok = get_tokenizer("mecab")
-    assert tok.tokenize(TEXT[0]) == ["吾輩", "は", "猫", "で", "ある", "。", "名前", "は", "まだ", "無い", "。"]
+    assert tok.tokenize(TEXT[0]) == ["吾輩", "は", "猫", "で", "ある", "。", "名前", "は", "まだ", "無い",
+                                     "。"]
     line = "Tokyo と 東京"
     assert [line[a:b] for a, b in tok.char_spans(line)] == ["Tokyo", "と", "東京"]
     assert tok.tokenize(line)[0] == "tokyo"  # Latin letters lower-cased, as every tokenizer here
@@ -63,6 +65,7 @@ def test_japanese_from_the_command_line(tmp_path):
     o = invoke(["softmatcha", "grep", "猫", str(f), "--tokenizer", "mecab", "-n"])
     assert o.code == 0 and o.out.splitlines() == ["1:吾輩は猫である。名前はまだ無い。", "3:猫の額ほどの庭"]
     assert "no embedding" in o.err  # said once: the search is exact
-    assert invoke(["softmatcha", "index", str(f), "-o", str(tmp_path / "i"), "--tokenizer", "mecab"]).code == 0
+    o = invoke(["softmatcha", "index", str(f), "-o", str(tmp_path / "i"), "--tokenizer", "mecab"])
+    assert o.code == 0
     o = invoke(["softmatcha", "search", str(tmp_path / "i"), "見当", "-o"])
     assert (o.code, o.out) == (0, "見当\n")

@@ -20,7 +20,8 @@ WORDS = ["the", "king", "queen", "prince", "of", "in", "israel", "syria", "went"
 def served(tmp_path_factory, tiny_emb):
     root = tmp_path_factory.mktemp("indexes")
     rng = np.random.default_rng(11)
-    lines = ["The King of Israel said", *(" ".join(rng.choice(WORDS, rng.integers(3, 12))) for _ in range(300))]
+    lines = ["The King of Israel said",
+             *(" ".join(rng.choice(WORDS, rng.integers(3, 12))) for _ in range(300))]
     idx = Index.from_lines(lines, root / "demo", embeddings=tiny_emb)
     web.export_embeddings(idx.embeddings, root / "demo")
     sh = ShardedIndex.build(root / "sharded", lines=lines, n_shards=2, embeddings=tiny_emb)
