@@ -62,7 +62,8 @@ def missing(slug: str) -> list[str]:
 
 
 # modules that only some uses of a paper need: the extra that brings each
-OPTIONAL = {"tokengrams": "softmatcha-scale", "gensim": "softmatcha-latin", "ray": "ray",
+OPTIONAL = {"tokengrams": "softmatcha-scale", "gensim": "softmatcha-latin", "fugashi": "softmatcha-ja",
+            "unidic_lite": "softmatcha-ja", "ray": "ray",
             **dict.fromkeys(("transformers", "sentence_transformers", "econml", "torch_geometric", "captum"),
                             "bench")}
 

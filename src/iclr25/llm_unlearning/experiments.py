@@ -137,8 +137,11 @@ def retain_model_job(job: dict) -> dict:
         from iclr25.core.models import small_lm
         base = small_lm()
     else:
+        import torch
+
         from iclr25.core.models import TinyGPTConfig, tiny_gpt
         from iclr25.llm_unlearning.model import world_tokenizer
+        torch.manual_seed(job["seed"])  # the untrained TinyGPT's initial weights follow the run's seed
         tok = world_tokenizer(world.vocab_rows)
         base = tiny_gpt(TinyGPTConfig(vocab_size=tok.vocab_size, block_size=160, n_layer=1, n_head=2,
                                       d_model=16, tokenizer="word"), tok)

@@ -145,7 +145,7 @@ def sample_size(
     finite(alpha, "--alpha", 0.0, 1.0, low_open=True)
     finite(target, "--target", 0.0, 1.0, low_open=True)
     if out is not None:
-        output_path(out, "--out plot")
+        output_path(out, "--out plot", suffixes=(".png",))
     try:
         grid = [int(x) for x in ns.split(",")] if ns else None
     except ValueError:

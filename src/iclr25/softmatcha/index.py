@@ -638,7 +638,7 @@ class Index(SoftSets):
         >>> emb = Embeddings.from_arrays(["king", "said"], np.eye(2))
         >>> idx = Index.from_lines(["the king said", "the king said", "a dog ran"], tempfile.mkdtemp() + "/i",
         ...                        embeddings=emb)
-        >>> [(c.string, c.window, c.corpus) for c in idx.collocates("king", 1.0, left=1, right=1)]
+        >>> [(c.string, c.window, c.corpus) for c in idx.collocates("king", 1.0, left=1, right=1).rows]
         [('said', 2, 2), ('the', 2, 2)]
         """
         res = self.search(pattern, threshold, warn=False, case_sensitive=case_sensitive)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 from ..spec import Spec
 
@@ -11,7 +12,11 @@ SPECS = [
     # the smoke profile's TinyGPT (trained in seconds, then cached) keeps each call about a second
     Spec("model_equality simulate", {"out": "{tmp}", "profile": "smoke", "reference": "tinygpt",
                                      "endpoint": "int8", "prompts": "2", "n_ref": "4", "n_api": "2",
-                                     "L": "5"}),
+                                     "length": "5"}),
+    Spec("model_equality sample-size", {"ref": "{ref}", "api": "{api}", "ns": "1,2", "sims": "3", "b": "10"}),
+    # an API source: its pickles hold strings, so no tokenizer is needed
+    Spec("model_equality official", {"root": "{released}", "model": "org/m", "source": "azure",
+                                     "prompts": "wikipedia_en:0", "out": "{tmp}/o.jsonl"}),
     Spec("model_equality power", {"config": "{study}", "profile": "smoke", "test_name": "hamming",
                                   "denominator": "pairs"}),
 ]
@@ -28,4 +33,8 @@ def valid(d):
     write("api.jsonl", 4, 1)
     (d / "study.toml").write_text("sims = 5\nfpr_sims = 5\nb = 20\nn_per_prompt = [1]\nheadline_n = 1\n"
                                   "perm_sims = 2\nperm_b = 10\naudit_reps = 1\n")
-    return {"ref": str(d / "ref.jsonl"), "api": str(d / "api.jsonl"), "study": str(d / "study.toml")}
+    (d / "released" / "samples").mkdir(parents=True)
+    with open(d / "released" / "samples" / "org-m-wikipedia_en-azure-L=5-0.pkl", "wb") as f:
+        pickle.dump({"samples": [{"full_completion": "abcde"}, {"full_completion": "abxyz"}]}, f)
+    return {"released": str(d / "released"), "ref": str(d / "ref.jsonl"), "api": str(d / "api.jsonl"),
+            "study": str(d / "study.toml")}

@@ -10,6 +10,9 @@ SPECS = [
     Spec("psr_sci reconstruct", {"meas": "{meas}", "mask": "{mask}", "method": "gaptv",
                                  "out": "{tmp}/cube.npz", "rgb": "{tmp}/cube.png"},
          fixed=frozenset({"method"})),
+    # the smallest training run: 8-pixel crops, one step per stage
+    Spec("psr_sci train", {"cubes": "{cubes}", "out": "{tmp}/nets.pt", "crop": "8", "n_crops": "4",
+                           "steps": "1", "predictor_steps": "1", "urse_steps": "1"}),
     Spec("psr_sci real", {"scene": "1", "method": "gaptv", "crop": "16", "rgb": "{tmp}/real.png"},
          fixed=frozenset({"method"}), needs="17-psr-sci/real"),
 ]
@@ -27,4 +30,6 @@ def valid(d):
         y[:, 2 * k: 2 * k + 16] += mask * cube[k]
     np.savez(d / "meas.npz", meas=y)
     np.save(d / "mask.npy", mask)
-    return {"img": str(d / "img.png"), "meas": str(d / "meas.npz"), "mask": str(d / "mask.npy")}
+    np.save(d / "cubes.npy", rng.random((2, 6, 16, 16)).astype(np.float32))
+    return {"cubes": str(d / "cubes.npy"), "img": str(d / "img.png"), "meas": str(d / "meas.npz"),
+            "mask": str(d / "mask.npy")}
