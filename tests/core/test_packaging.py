@@ -121,7 +121,7 @@ def test_lean_softmatcha_install_has_no_torch(tmp_path):
     missing = subprocess.run([iclr25, "advantage_alignment", "train"], capture_output=True, text=True)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1, missing.stderr
     assert "pip install 'iclr25[advantage_alignment]'" in missing.stderr
-    run = subprocess.run([iclr25, "reproduce", "hive", "--profile", "smoke", "--out", str(tmp_path / "r")],
-                         capture_output=True, text=True)
-    assert run.returncode == 1 and "pip install 'iclr25[hive]'" in run.stderr
+    run = subprocess.run([iclr25, "reproduce", "advantage_alignment", "--profile", "smoke", "--out",
+                          str(tmp_path / "r")], capture_output=True, text=True)
+    assert run.returncode == 1 and "pip install 'iclr25[advantage_alignment]'" in run.stderr, run.stderr
     assert "Traceback" not in run.stderr
