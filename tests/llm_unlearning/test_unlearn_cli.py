@@ -111,7 +111,7 @@ def test_cli_pretrain_unlearn_eval_continual(tmp_path, iclr25_cli):
 
 @pytest.mark.parametrize("case, says", [("missing_key", "missing key 'answer'"), ("empty", "no records"),
                                         ("method", "unknown method"), ("beta", "--beta"),
-                                        ("model", "not a TinyGPT")])
+                                        ("model", "not a language model")])
 def test_cli_bad_input_is_one_line_exit_2(tmp_path, iclr25_cli, case, says):
     good = _write(tmp_path / "g.jsonl", FACTS[:2])
     model_file = tmp_path / "m.pt"

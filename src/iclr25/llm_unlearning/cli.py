@@ -38,10 +38,10 @@ def _load_model(spec: str):
 
 
 def _save(model, out: Path) -> None:
+    from iclr25.core.models import lm_bytes
     from iclr25.core.runtime import atomic_write
-    from iclr25.llm_unlearning.checkpoints import model_bytes
     with atomic_write(out) as f:
-        f.write(model_bytes(model))
+        f.write(lm_bytes(model))
 
 
 def _say(msg: str) -> None:

@@ -10,7 +10,7 @@ __getattr__, __dir__, __all__ = lazy_package(__name__, {
     "claims": ["CLAIMS"],
     "experiments": ["run"],
     "implicit": ["DPOImplicitScorer", "HFSequenceClassifierScorer", "LMTokenLogprobs", "SmolLM2Scorer",
-        "dpo_scorer", "implicit_reward", "load_lm"],
+        "dpo_scorer", "implicit_reward"],
     "metric": ["aggregate", "difficulty", "evaluate", "evaluate_scores", "item_contributions", "item_scores",
         "per_item", "policy_correlation", "style_matrix"],
     "plots": ["style_heatmap"],

@@ -7,8 +7,9 @@
   ref-free type) or summed ("sum").
 - `SmolLM2Scorer`: that scorer with SmolLM2-135M-Instruct (from iclr25.core.models) as the policy, the
   prompt in its chat template and the response cut to `max_response_tokens`.
-- `LMTokenLogprobs` + `load_lm`: any language model of iclr25.core.models (SmolLM2, a Llama-architecture
-  GGUF file, a TinyGPT checkpoint) as the log-prob function of a DPO policy or its reference, so
+- `LMTokenLogprobs` + `iclr25.core.models.load_lm`: any language model of iclr25.core.models (SmolLM2, a
+  Llama-architecture GGUF file, a TinyGPT checkpoint, a model saved by `llm_unlearning unlearn -o`) as
+  the log-prob function of a DPO policy or its reference, so
   `DPOImplicitScorer(LMTokenLogprobs(load_lm(policy)), LMTokenLogprobs(load_lm(ref)))` scores with a
   user's own DPO checkpoints (`iclr25 rm_bench eval --scorer dpo --policy P --ref R`).
 - `HFSequenceClassifierScorer`: a local Hugging Face sequence-classification RM (a scalar head), for
@@ -167,34 +168,6 @@ class SmolLM2Scorer(DPOImplicitScorer):
 
 # ---- any language model of iclr25.core.models as a DPO policy or reference ---------------------------
 
-LM_HELP = ("smollm2 (SmolLM2-135M-Instruct from iclr25.core.models), a Llama-architecture .gguf file, or a "
-           "TinyGPT checkpoint (TinyGPT.state())")
-MAX_LM_BYTES = 4_000_000_000
-
-
-def load_lm(spec: str | os.PathLike, what: str = "--policy"):
-    """The language model named by `spec` (see LM_HELP), through iclr25.core.models; a one-line
-    UserError naming the accepted formats for anything else."""
-    from iclr25.core.models import TinyGPT, load_gguf, small_lm
-    if str(spec).lower() == "smollm2":
-        return small_lm()
-    path = Path(spec)
-    try:
-        found = path.is_file()
-    except OSError as e:  # a name too long, a permission error on a parent
-        raise UserError(f"{what}: cannot read {str(path)[:80]!r}: {e.strerror or e}") from None
-    if not found:
-        raise UserError(f"{what}: file not found: {str(path)[:200]} (expected {LM_HELP})")
-    if path.stat().st_size > MAX_LM_BYTES:
-        raise UserError(f"{what}: {path} is larger than {MAX_LM_BYTES:,} bytes")
-    if path.suffix.lower() == ".gguf":
-        return load_gguf(path)
-    try:
-        return TinyGPT.from_state(path.read_bytes())
-    except Exception:  # torch raises many types on foreign or damaged files
-        raise UserError(f"{what}: {path} is not a language model: expected {LM_HELP}") from None
-
-
 def lm_sequences(model, prompts: Sequence[str], responses: Sequence[str], max_response_tokens: int,
                  max_prompt_tokens: int = 768) -> tuple[list[list[int]], list[int]]:
     """Token ids of the prompt context + response, and the number of response tokens of each. The context
@@ -255,6 +228,7 @@ def dpo_scorer(policy: str | os.PathLike, ref: str | os.PathLike | None = None, 
                max_response_tokens: int = 256, batch: int = 4) -> DPOImplicitScorer:
     """The DPO implicit reward of a policy checkpoint against its reference checkpoint (log π_θ − log π_ref
     summed over the response), or the policy's reference-free reward (`ref_free`: avg or sum)."""
+    from iclr25.core.models import load_lm
     pol = load_lm(policy, "--policy")
     ref_lp = None
     if ref is not None:

@@ -43,7 +43,7 @@ _EXPORTS = {
     "cast": "distortions", "quantize": "distortions", "watermark": "distortions",
     "per_token_tv": "distortions", "quantize_tensor": "distortions", "NF4_CODEBOOK": "distortions",
     "CausalLM": "lm", "Llama": "llama", "LlamaConfig": "llama", "to_transformers": "llama",
-    "Tokenizer": "tokenizer",
+    "Tokenizer": "tokenizer", "load_lm": "files", "lm_bytes": "files", "LM_HELP": "files",
 }
 
 __all__ = sorted(_EXPORTS)
