@@ -104,14 +104,14 @@ def test_cli_adapts_a_users_model_and_exports_their_architecture(user, tmp_path,
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--module", "{d}/mynet.py"], "expected 'file.py:factory'"),
+    (["--module", "{d}/mynet.py"], "must be FILE.py:NAME"),
     (["--module", "{d}/model.ts"], "TorchScript file is a compiled graph"),
     (["--module", "{d}/nothere.py:build"], "file not found"),
-    (["--module", "{d}/mynet.py:missing"], "no callable 'missing'"),
-    (["--module", "{d}/mynet.py:not_a_module"], "returned a int, not an nn.Module"),
+    (["--module", "{d}/mynet.py:missing"], "has no function or class 'missing'"),
+    (["--module", "{d}/mynet.py:not_a_module"], "returned int, expected a torch nn.Module"),
     (["--module", "{d}/mynet.py:build", "--head", "body"], "the head must be an nn.Linear"),
     (["--module", "{d}/mynet.py:build", "--head", "nope"], "no submodule 'nope'"),
-    (["--module", "{d}/mynet.py:build", "--weights", "{d}/src.npz"], "cannot read"),
+    (["--module", "{d}/mynet.py:build", "--weights", "{d}/src.npz"], "is not a state dict"),
     (["--module", "{d}/mynet.py:build", "--method", "mapu"], "choose from shot, shot_im, nrc, aad"),
 ])
 def test_cli_adapt_model_refuses_with_one_line(user, capsys, args, needle):

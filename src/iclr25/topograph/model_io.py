@@ -6,11 +6,9 @@ with `torch.load(weights_only=True)`. And a check, before any training, that the
 from __future__ import annotations
 
 import errno
-import importlib.util
 import io
 import os
 import stat
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -61,27 +59,8 @@ def checkpoint_bytes(model: nn.Module) -> int:
 def user_model(spec: str) -> nn.Module:
     """The network `spec` ("net.py:make_net") builds: the user's function or class returning an nn.Module
     that maps (B, 1, H, W) images to (B, 1, H, W) foreground logits."""
-    file, sep, name = spec.rpartition(":")
-    if not sep or not file or not name:
-        raise UserError(f"--model must be FILE.py:NAME (e.g. net.py:make_net), got {spec!r}")
-    path = Path(file)
-    if path.suffix != ".py" or not path.is_file():
-        raise UserError(f"--model file {path} is not a Python file (expected FILE.py:NAME)")
-    mod_name = f"iclr25_topograph_user_{abs(hash(str(path.resolve())))}"
-    try:
-        loader = importlib.util.spec_from_file_location(mod_name, path)
-        module = importlib.util.module_from_spec(loader)  # type: ignore[arg-type]
-        sys.modules[mod_name] = module
-        loader.loader.exec_module(module)  # type: ignore[union-attr]
-        factory = getattr(module, name)
-        model = factory()
-    except AttributeError:
-        raise UserError(f"{path} has no function or class {name!r}") from None
-    except Exception as e:  # the user's code may raise anything
-        raise UserError(f"building {spec} failed: {type(e).__name__}: {str(e)[:150]}") from None
-    if not isinstance(model, nn.Module):
-        raise UserError(f"{spec}() returned {type(model).__name__}, expected a torch nn.Module")
-    return model
+    from iclr25.core.usercode import user_network
+    return user_network(spec, "--model", example="net.py:make_net")
 
 
 def build(arch: dict[str, Any]) -> nn.Module:

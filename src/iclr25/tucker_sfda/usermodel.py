@@ -14,9 +14,6 @@ subset updates) back into plain nn.Conv1d weights: the user's own architecture, 
 from __future__ import annotations
 
 import copy
-import importlib
-import importlib.util
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,62 +82,11 @@ def load_module(spec: str, weights: str | Path | None = None) -> nn.Module:
     """The user's model from "file.py:factory" or "package.module:factory" (the factory is called with no
     arguments and returns an nn.Module), with a state dict from `weights` (read with weights_only=True:
     no pickled code runs). A TorchScript file cannot be re-parameterised and is refused with the reason."""
-    if ":" not in spec:
-        hint = (" (a TorchScript file is a compiled graph whose convolutions cannot be replaced)"
-                if spec.endswith((".ts", ".pt", ".pth", ".jit")) else "")
-        raise UserError(f"--module: expected 'file.py:factory' or 'package.module:factory', got "
-                        f"{spec!r}{hint}")
-    where, _, name = spec.rpartition(":")
-    if not name.isidentifier():
-        raise UserError(f"--module: {name!r} is not a Python name")
-    if where.endswith(".py"):
-        path = Path(where)
-        if not path.is_file():
-            raise UserError(f"--module: file not found: {path}")
-        mod_name = f"_iclr25_user_{abs(hash(str(path.resolve())))}"
-        loader = importlib.util.spec_from_file_location(mod_name, path)
-        module = importlib.util.module_from_spec(loader)
-        sys.modules[mod_name] = module  # dataclasses and pickling look classes up by module name
-        try:
-            loader.loader.exec_module(module)
-        except Exception as e:
-            raise UserError(f"--module: importing {path} failed: {type(e).__name__}: {e}") from None
-    else:
-        try:
-            module = importlib.import_module(where)
-        except Exception as e:
-            raise UserError(f"--module: cannot import {where!r}: {type(e).__name__}: {e}") from None
-    factory = getattr(module, name, None)
-    if not callable(factory):
-        raise UserError(f"--module: {where} has no callable {name!r}")
-    try:
-        net = factory()
-    except Exception as e:
-        raise UserError(f"--module: {name}() failed: {type(e).__name__}: {e}") from None
-    if not isinstance(net, nn.Module):
-        raise UserError(f"--module: {name}() returned a {type(net).__name__}, not an nn.Module")
-    if weights is not None:
-        load_weights(net, weights)
-    return net
-
-
-def load_weights(net: nn.Module, weights: str | Path) -> None:
-    path = Path(weights)
-    if not path.is_file():
-        raise UserError(f"--weights: file not found: {path}")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        why = (str(e).splitlines() or [type(e).__name__])[0][:120]
-        raise UserError(f"--weights: cannot read {path} as a state dict: {why}") from None
-    if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
-        state = state["state_dict"]
-    if not isinstance(state, dict):
-        raise UserError(f"--weights: {path} holds a {type(state).__name__}, expected a state dict")
-    try:
-        net.load_state_dict(state)
-    except RuntimeError as e:
-        raise UserError(f"--weights: {path} does not fit the model: {str(e).splitlines()[0][:160]}") from None
+    from iclr25.core.usercode import user_network
+    if ":" not in spec and spec.endswith((".ts", ".pt", ".pth", ".jit")):
+        raise UserError(f"--module: expected 'file.py:factory' or 'package.module:factory', got {spec!r} (a "
+                        "TorchScript file is a compiled graph whose convolutions cannot be replaced)")
+    return user_network(spec, "--module", weights, example="my_models.py:build")
 
 
 def to_dense(model: nn.Module) -> nn.Module:

@@ -9,11 +9,8 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -30,29 +27,9 @@ CURVES_FILE, SAMPLES_FILE = "curves.png", "samples.png"
 
 
 def _load_function(spec: str, cwd: Path):
-    """'module:function' or 'path/to/file.py:function' -> the callable."""
-    if ":" not in spec:
-        raise UserError(f"--log-prob must look like module:function or file.py:function, got {spec!r}")
-    where, name = spec.rsplit(":", 1)
-    try:
-        if where.endswith(".py"):
-            path = (cwd / where).resolve()
-            if not path.is_file():
-                raise UserError(f"--log-prob: file not found: {path}")
-            module_spec = importlib.util.spec_from_file_location(path.stem, path)
-            module = importlib.util.module_from_spec(module_spec)
-            module_spec.loader.exec_module(module)
-        else:
-            sys.path.insert(0, str(cwd))
-            module = importlib.import_module(where)
-    except UserError:
-        raise
-    except Exception as e:  # the user's module failed to import
-        raise UserError(f"--log-prob: cannot import {where!r}: {type(e).__name__}: {e}") from None
-    fn = getattr(module, name, None)
-    if not callable(fn):
-        raise UserError(f"--log-prob: {where!r} has no function {name!r}")
-    return fn
+    """'module:function' or 'path/to/file.py:function' (relative to `cwd`) -> the callable."""
+    from iclr25.core.usercode import user_callable
+    return user_callable(spec, "--log-prob", "target.py:log_prob", cwd)
 
 
 def _logreg_arrays(csv: Path, label: str, features: str | None, standardize: bool):
