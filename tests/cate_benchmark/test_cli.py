@@ -16,18 +16,6 @@ def _subprocess_cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.fixture
-def cli(capsys):
-    """The top-level CLI in process (cheap): returns (exit code, stdout, stderr)."""
-    def run(*args: str):
-        from iclr25.core.cli import main
-        with pytest.raises(SystemExit) as info:
-            main(["iclr25", "cate_benchmark", *args])
-        out = capsys.readouterr()
-        return info.value.code, out.out, out.err
-    return run
-
-
 @pytest.fixture(scope="module")
 def trial(tmp_path_factory):
     d = tmp_path_factory.mktemp("trial")

@@ -13,17 +13,6 @@ from iclr25.cate_benchmark.q_hat import q_hat
 from iclr25.cate_benchmark.uplift import calibration, plugin_risk, plugin_tau, uplift_curve
 
 
-@pytest.fixture
-def cli(capsys):
-    def run(*args: str):
-        from iclr25.core.cli import main
-        with pytest.raises(SystemExit) as info:
-            main(["iclr25", "cate_benchmark", *args])
-        out = capsys.readouterr()
-        return info.value.code, out.out, out.err
-    return run
-
-
 def _trial(n=4000, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=n)

@@ -4,30 +4,16 @@ scorer from the CLI for the user's own policy and reference checkpoints (tiny lo
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from iclr25.core.cli import main
 from iclr25.core.errors import UserError
 from iclr25.rm_bench.data import Item
 from iclr25.rm_bench.metric import evaluate_scores, per_item
 
-
-def _cli(*args) -> SimpleNamespace:
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(["iclr25", "rm_bench", *args])
-        except SystemExit as e:
-            code = e.code or 0
-    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
-
+from .test_cli import _cli
 
 # ---- per-item scores ---------------------------------------------------------------------------------
 
