@@ -117,3 +117,18 @@ def test_smoke_run_measures_every_claim(tmp_path, monkeypatch):
     for f in findings:
         for fig in f.figures:
             assert (tmp_path / "run" / fig).is_file()
+
+
+def test_every_profile_scene_size_fits_the_photographs():
+    """The full profile times 256² scenes; at half scale chelsea is only 150 px high (a crash after 29 min
+    of training in the full record run): crops that do not fit come from the full-resolution photograph."""
+    import numpy as np
+
+    from iclr25.psr_sci.scenes import random_crops
+    from iclr25.psr_sci.training import SIZES, TEST_IMAGES
+
+    for profile in ("smoke", "quick", "full"):
+        s = SIZES[profile]
+        for size in (s.scene, s.timing_scene):
+            crops = random_crops(TEST_IMAGES, 2, size, np.random.default_rng(0))
+            assert [c.shape for c in crops] == [(size, size, 3)] * 2

@@ -121,8 +121,14 @@ def synth_scene(image: np.ndarray, library: str, rng: np.random.Generator,
 
 def random_crops(names: tuple[str, ...], n: int, size: int, rng: np.random.Generator,
                  scale: float = 0.5) -> list[np.ndarray]:
-    """`n` RGB crops (size, size, 3) from the photographs, downscaled by `scale` first."""
+    """`n` RGB crops (size, size, 3) from the photographs, downscaled by `scale` first (at full resolution
+    where the downscaled photograph is smaller than `size`: the full profile times 256² scenes, and
+    chelsea is 150 × 225 at half scale)."""
     imgs = [_downscaled(k, scale) for k in names]
+    imgs = [img if min(img.shape[:2]) >= size else _downscaled(k, 1.0)
+            for k, img in zip(names, imgs, strict=True)]
+    if any(min(img.shape[:2]) < size for img in imgs):
+        raise ValueError(f"a {size}² crop does not fit the photographs {names}")
     out = []
     for i in range(n):
         img = imgs[i % len(imgs)]
