@@ -51,9 +51,13 @@ def _ranks(ht, plugin):
 def test_ranking_rule():
     good, same = [1.0] * 50 + [0.5] * 10, [1.0] * 48 + [0.5] * 12  # MRR 0.92 and 0.90
     assert RULE["q_hat_ranks_models"].decide(_ranks(good, same)) is R
-    # MRR 0.81 whose interval reaches down to 0.75 does not separate from the alternatives
+    # MRR 0.81 whose interval reaches down to 0.75 does not separate from the alternatives, and being
+    # level with the plug-in alone earns nothing (it holds whenever the two are equal: the null check)
     wide = [1.0] * 21 + [0.5] * 20 + [0.9] * 19
-    assert RULE["q_hat_ranks_models"].decide(_ranks(wide, wide)) is P
+    assert RULE["q_hat_ranks_models"].decide(_ranks(wide, wide)) is N
+    # point 0.825, interval above 0.75 but not all above 0.8: PARTIAL
+    near = [1.0] * 39 + [0.5] * 21
+    assert RULE["q_hat_ranks_models"].decide(_ranks(near, near)) is P
     assert RULE["q_hat_ranks_models"].decide(_ranks([0.5] * 30 + [0.3] * 30, [1.0] * 60)) is N
 
 

@@ -3,7 +3,7 @@ beats predicting zero effect). The benchmark's rates are judged by intervals fro
 sets (the variants of one RCT share its covariates and outcome, so they are not independent)."""
 
 from iclr25.core.claims import Claim
-from iclr25.core.rules import All, AnyOf, Diff, Each, Mean, Named, Not, Rule, Test, Value
+from iclr25.core.rules import All, Diff, Each, Mean, Named, Not, Rule, Test, Value
 
 JUDGED_SIZES = ("4000", "16000", "64000")  # evaluation sizes from 4,000 up (Fig. 1's range)
 ORTHOGONAL_BASE_RATE = 8 / 15  # 8 of the 15 candidate learners are orthogonal: a random winner's share
@@ -22,7 +22,13 @@ def _bias(form: str) -> Named:
 
 ORTHOGONAL = Value("orthogonal_win_share", "orthogonal win share", se="orthogonal_win_share_se")
 MRR_HT = Mean("rr_q_ht_{c}", "reciprocal rank of the oracle-best model by Q̂-HT", over="repetitions")
-MRR_A = Named("the MRR", All(Test(MRR_HT, ">=", 0.8, by="point"), Test(MRR_HT, ">", 0.75)))
+# Correction (null check of #42, before any rerun): the old "MRR ≥ 0.8 at its point estimate" passed ~50%
+# of simulations whose true MRR sits at 0.8, so REPRODUCED now needs the whole interval ≥ 0.8 and the
+# point-estimate form only earns PARTIAL; "not below plug-in" alone (met whenever the two are equal) no
+# longer earns PARTIAL.
+MRR_A = Named("the MRR", Test(MRR_HT, ">=", 0.8))
+MRR_POINT = Named("the MRR's point estimate",
+                  All(Test(MRR_HT, ">=", 0.8, by="point"), Test(MRR_HT, ">", 0.75)))
 MRR_B = Named("not below plug-in", Not(Test(Diff("rr_q_ht_{c}", "rr_plugin_{c}", "Q̂-HT − plug-in τ-risk MRR",
                                                    over="repetitions"), "<", 0)))
 
@@ -42,7 +48,7 @@ CLAIMS = [
                 "evaluation sizes 1k-64k, judged from 4,000 up (0.75 is the alternatives' best in the "
                 "paper); "
                 "a low-signal design is reported beside, not judged. Quick (8 repetitions) defers",
-          rule=Each(Rule(All(MRR_A, MRR_B), partial=AnyOf(MRR_A, MRR_B)), JUDGED_SIZES, "evaluation size")),
+          rule=Each(Rule(All(MRR_A, MRR_B), partial=MRR_POINT), JUDGED_SIZES, "evaluation size")),
     Claim("most_estimates_degenerate",
           "Most CATE estimates on real RCTs are degenerate: no better than predicting zero effect (Q̂ ≥ 0).",
           "62% of (model, variant) estimates have Q̂ ≥ 0 (Table 1, 12 RCTs, 43,200 variants)",

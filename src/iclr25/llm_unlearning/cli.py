@@ -80,13 +80,13 @@ def pretrain(
     from iclr25.llm_unlearning.model import PretrainConfig
     from iclr25.llm_unlearning.model import pretrain as fit
     pin_threads()
-    _say(f"fine-tuning a {layers} x {width} TinyGPT for {epochs} epochs")
     finite(lr, "--lr", 0, 10, low_open=True)
     if width % 4:
         raise UserError(f"--width must be a multiple of 4 (4 heads), got {width}")
     out = output_path(out, "--out")
     rows = load_tofu(train, "--train file")
     extra = load_tofu(vocab, "--vocab file") if vocab is not None else []
+    _say(f"fine-tuning a {layers} x {width} TinyGPT for {epochs} epochs")  # once the inputs are read
     model = fit(rows, PretrainConfig(n_layer=layers, d_model=width, epochs=epochs, lr=lr, seed=seed),
                 vocab=extra, cache=False)
     _save(model, out)
