@@ -86,6 +86,9 @@ def papers_table_md(results: list[PaperResult], src: str = "../src/iclr25", full
         full = _counts([c.full_verdict for c in r.claims]) if r.full else "—"
         if r.full and full_link:
             full = f"[{full}]({full_link}/{r.slug}.md)"
+        stale = sum(c.full_stale for c in r.claims)
+        if stale:
+            full += f" ({stale} under older rules)"
         line = (f"| {r.number:02d} | {_md_cell(r.title)} | {slug} | {status} | "
                 f"{_counts([c.verdict for c in r.claims])} | {full} |")
         if cold is not None:
