@@ -8,7 +8,10 @@ with 4 abusive ones, 0 errors. Broad queries are answered (200) or refused with 
 server's heavy lane; they are counted, not timed.
 
     .venv/bin/python benchmarks/softmatcha/load.py [--requests 200] [--seconds 20] [--clients 1 8 32]
-        [--abusive 4]
+        [--abusive 4] [--workers 1 2]
+
+Each `--workers` count is one server (`iclr25 serve --workers N`, processes sharing the memory-mapped
+index), measured in turn in the same run so the rows compare.
 
 Corpus: the KJV demo index (GloVe 6B 50-d), built into the cache on first use."""
 
@@ -17,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -51,10 +53,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(index_dir: str, port: int) -> subprocess.Popen:
+def start_server(index_dir: str, port: int, workers: int = 1) -> subprocess.Popen:
     env = dict(os.environ, ICLR25_NO_PROGRESS="1")
     cmd = [sys.executable, "-m", "iclr25.core.cli", "serve", "--host", HOST, "--port", str(port),
-           "--indexes", index_dir]
+           "--indexes", index_dir, "--workers", str(workers)]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -152,52 +154,59 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
     ap.add_argument("--requests", type=int, default=200, help="requests per level (upper bound)")
     ap.add_argument("--seconds", type=float, default=20.0, help="time limit per level")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="server worker processes (one "
+                    "server per count, measured in turn)")
     ap.add_argument("--abusive", type=int, default=4, help="clients sending worst-case queries in the "
                     "second round (0: skip it)")
     args = ap.parse_args(argv)
-    if max(args.clients) > 64 or args.requests > 5000 or args.seconds > 120 or not 0 <= args.abusive <= 16:
-        ap.error("bounded load only: at most 64 clients, 16 abusive, 5000 requests and 120 s per level")
+    if (max(args.clients) > 64 or args.requests > 5000 or args.seconds > 120 or not 0 <= args.abusive <= 16
+            or not all(1 <= w <= 16 for w in args.workers)):
+        ap.error("bounded load only: at most 64 clients, 16 abusive, 16 workers, 5000 requests and 120 s per "
+                 "level")
 
     from iclr25.softmatcha.demo import kjv_index
     idx = kjv_index()
     expected = {(p, a): idx.count(p, a) for p, a in QUERIES}
-    port = free_port()
-    base = f"http://{HOST}:{port}"
-    proc = start_server(str(idx.path.parent), port)
-    try:
-        wait_ready(base, proc)
-        run_level(base, idx.path.name, 1, len(QUERIES), 30, expected)  # warm-up: open the index, caches
-        levels = [run_level(base, idx.path.name, n, args.requests, args.seconds, expected)
-                  for n in args.clients]
-        if args.abusive:
-            levels += [run_level(base, idx.path.name, n, args.requests, args.seconds, expected, args.abusive)
-                       for n in args.clients]
-    finally:
-        proc.terminate()
+    levels: list[tuple[int, Level]] = []
+    for workers in args.workers:
+        port = free_port()
+        base = f"http://{HOST}:{port}"
+        proc = start_server(str(idx.path.parent), port, workers)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            wait_ready(base, proc)
+            run_level(base, idx.path.name, 1, len(QUERIES), 30, expected)  # warm-up: open the index, caches
+            levels += [(workers, run_level(base, idx.path.name, n, args.requests, args.seconds, expected))
+                       for n in args.clients]
+            if args.abusive:
+                levels += [(workers, run_level(base, idx.path.name, n, args.requests, args.seconds, expected,
+                                               args.abusive)) for n in args.clients]
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
     print(f"SoftMatcha API under load: KJV ({idx.n_tokens:,} tokens), {len(QUERIES)} queries in rotation, "
-          f"loopback, one server process")
-    print(f"{'clients':>7} {'abusive':>7} {'requests':>8} {'ok':>6} {'errors':>6} {'lost':>5} {'p50 ms':>8} "
-          f"{'p99 ms':>8} {'req/s':>7}  broad queries by status")
+          f"loopback, server and clients on {os.cpu_count()} cores")
+    print(f"{'workers':>7} {'clients':>7} {'abusive':>7} {'requests':>8} {'ok':>6} {'errors':>6} {'lost':>5} "
+          f"{'p50 ms':>8} {'p99 ms':>8} {'req/s':>7}  broad queries by status")
     bad = 0
-    for lv in levels:
+    for workers, lv in levels:
         ok = len(lv.latencies)
         broad = " ".join(f"{code}:{n}" for code, n in sorted(lv.abusive.items())) or "-"
-        print(f"{lv.clients:>7} {sum(lv.abusive.values()) and args.abusive:>7} {lv.sent:>8} {ok:>6} "
-              f"{lv.errors:>6} {lv.lost:>5} {1000 * pct(lv.latencies, 0.5):>8.1f} "
-              f"{1000 * pct(lv.latencies, 0.99):>8.1f} {ok / lv.seconds if lv.seconds else 0:>7.1f}  {broad}")
+        abusive = sum(lv.abusive.values()) and args.abusive
+        print(f"{workers:>7} {lv.clients:>7} {abusive:>7} {lv.sent:>8} {ok:>6} {lv.errors:>6} {lv.lost:>5} "
+              f"{1000 * pct(lv.latencies, 0.5):>8.1f} {1000 * pct(lv.latencies, 0.99):>8.1f} "
+              f"{ok / lv.seconds if lv.seconds else 0:>7.1f}  {broad}")
         bad += lv.abusive.get(-1, 0) + sum(n for code, n in lv.abusive.items() if code >= 500 and code != 503)
         bad += lv.errors + lv.lost + (lv.sent - ok - lv.errors - lv.lost)
-    if levels and levels[0].latencies:
-        base_p50 = statistics.median(levels[0].latencies)
-        for lv in levels[1:]:
-            if lv.latencies:
-                print(f"p50 at {lv.clients} clients / p50 at {levels[0].clients}: "
-                      f"{statistics.median(lv.latencies) / base_p50:.1f}x")
+    one = {(lv.clients, bool(lv.abusive)): lv for w, lv in levels if w == args.workers[0]}
+    for workers, lv in levels:
+        ref = one.get((lv.clients, bool(lv.abusive)))
+        if workers != args.workers[0] and ref is not None and ref.latencies and lv.latencies:
+            print(f"{lv.clients} clients{' + abusive' if lv.abusive else ''}: p99 with {workers} workers / "
+                  f"with {args.workers[0]}: {pct(lv.latencies, 0.99) / pct(ref.latencies, 0.99):.2f}")
     print("no errors, no lost responses" if bad == 0 else f"FAILED: {bad} bad responses")
     return 0 if bad == 0 else 1
 
