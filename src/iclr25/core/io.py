@@ -22,9 +22,9 @@ def _existing_file(path: Path, what: str) -> Path:
     return path
 
 
-def _first_line(e: BaseException) -> str:
-    text = " ".join(str(e).split()) or type(e).__name__
-    return text[:200]
+def first_line(e: BaseException, limit: int = 200) -> str:
+    """An exception's message on one line (its type's name when it has none), at most `limit` characters."""
+    return (" ".join(str(e).split()) or type(e).__name__)[:limit]
 
 
 def read_array(path: Path, what: str = "array", key: str | None = None, finite: bool = True):
@@ -53,7 +53,7 @@ def read_array(path: Path, what: str = "array", key: str | None = None, finite: 
     except UserError:
         raise
     except Exception as e:  # numpy raises ValueError, EOFError, OSError, zipfile errors, ...
-        raise UserError(f"cannot read {what} from {path}: {_first_line(e)}") from None
+        raise UserError(f"cannot read {what} from {path}: {first_line(e)}") from None
     return check_array(a, f"{what} ({path})", finite=finite)
 
 
@@ -90,7 +90,7 @@ def read_image(path: Path, what: str = "image", mode: str = "L"):
     except UserError:
         raise
     except Exception as e:  # PIL raises OSError, SyntaxError, ValueError, DecompressionBombError...
-        raise UserError(f"{what} is not a readable image: {path} ({_first_line(e)})") from None
+        raise UserError(f"{what} is not a readable image: {path} ({first_line(e)})") from None
     if a.size == 0:
         raise UserError(f"{what} {path} has no pixels")
     return a
@@ -104,7 +104,7 @@ def read_csv(path: Path, what: str = "table", sep: str | None = ",", **kwargs: A
     try:
         df = pd.read_csv(path, sep=sep, engine="python" if sep is None else "c", **kwargs)
     except Exception as e:  # pandas raises ParserError, UnicodeDecodeError, EmptyDataError, ...
-        raise UserError(f"cannot read {what} file {path}: {_first_line(e)}") from None
+        raise UserError(f"cannot read {what} file {path}: {first_line(e)}") from None
     df.columns = [" ".join(str(c).split()) for c in df.columns]
     if df.empty:
         raise UserError(f"{what} file {path} has no rows")
@@ -119,7 +119,7 @@ def read_json(path: Path, what: str = "JSON", max_bytes: int = 64 << 20) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
-        raise UserError(f"{what} file {path} is not valid JSON: {_first_line(e)}") from None
+        raise UserError(f"{what} file {path} is not valid JSON: {first_line(e)}") from None
 
 
 def output_path(path: Path, what: str = "output", suffixes: tuple[str, ...] = ()) -> Path:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import first_line
 
 
-def _first_line(e: BaseException) -> str:
-    text = (str(e).splitlines() or [""])[0][:150]
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+def _why(e: BaseException) -> str:
+    return f"{type(e).__name__}: {first_line(e, 150)}" if str(e).strip() else type(e).__name__
 
 
 def user_callable(spec: str, flag: str, example: str = "net.py:make_model", cwd: Path | None = None
@@ -39,14 +39,14 @@ def user_callable(spec: str, flag: str, example: str = "net.py:make_model", cwd:
             loader.loader.exec_module(module)  # type: ignore[union-attr]
         except Exception as e:  # the user's code may raise anything
             sys.modules.pop(mod_name, None)
-            raise UserError(f"{flag}: importing {where} failed: {_first_line(e)}") from None
+            raise UserError(f"{flag}: importing {where} failed: {_why(e)}") from None
     else:
         if cwd is not None and str(cwd) not in sys.path:
             sys.path.insert(0, str(cwd))
         try:
             module = importlib.import_module(where)
         except Exception as e:
-            raise UserError(f"{flag}: cannot import {where!r}: {_first_line(e)}") from None
+            raise UserError(f"{flag}: cannot import {where!r}: {_why(e)}") from None
     fn = getattr(module, name, None)
     if not callable(fn):
         raise UserError(f"{flag}: {where} has no function or class {name!r}")
@@ -62,7 +62,7 @@ def user_network(spec: str, flag: str = "--model", weights: str | Path | None = 
     try:
         net = factory()
     except Exception as e:
-        raise UserError(f"{flag}: {spec}() failed: {_first_line(e)}") from None
+        raise UserError(f"{flag}: {spec}() failed: {_why(e)}") from None
     if not isinstance(net, nn.Module):
         raise UserError(f"{flag}: {spec}() returned {type(net).__name__}, expected a torch nn.Module")
     if weights is not None:
@@ -88,4 +88,4 @@ def load_state(net, weights: str | Path, flag: str = "--weights") -> None:
     try:
         net.load_state_dict(state)
     except (RuntimeError, KeyError, TypeError) as e:
-        raise UserError(f"{flag}: {path} does not fit the model: {_first_line(e)}") from None
+        raise UserError(f"{flag}: {path} does not fit the model: {_why(e)}") from None

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.core.errors import UserError
+from iclr25.core.io import first_line
 
 H5_KEYS = ("expert_states", "expert_actions", "expert_ids")
 
@@ -97,10 +98,6 @@ def check_splits(train_levels: Sequence[int], test_levels: Sequence[int]) -> Non
         raise UserError(f"level {overlap[0]} is both a train and a test level")
 
 
-def _first_line(e: BaseException) -> str:
-    return (" ".join(str(e).split()) or type(e).__name__)[:160]
-
-
 def _real(a, name: str, path: Path) -> np.ndarray:  # noqa: ANN001 - an h5py dataset or an ndarray
     """`a` as a float64 array, refusing complex, text and object data by name."""
     a = np.asarray(a)
@@ -128,7 +125,7 @@ def load_h5(path: str | Path) -> Demos:
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - h5py raises OSError, KeyError, TypeError, ... for damaged files
-        raise UserError(f"cannot read {path} as HDF5: {_first_line(e)}") from None
+        raise UserError(f"cannot read {path} as HDF5: {first_line(e, 160)}") from None
     if actions.ndim == 1:
         actions = actions[:, None]
     if states.ndim != 2 or actions.ndim != 2 or ids.ndim != 1:
@@ -175,7 +172,7 @@ def load_npz(path: str | Path) -> Demos:
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - numpy raises ValueError, EOFError, OSError, zip errors, ...
-        raise UserError(f"cannot read {path} as npz: {_first_line(e)}") from None
+        raise UserError(f"cannot read {path} as npz: {first_line(e, 160)}") from None
     levels = arrays.get("levels")
     if levels is not None:
         if not np.all(np.isfinite(levels)) or not np.all(np.mod(levels, 1) == 0) or np.abs(levels).max(

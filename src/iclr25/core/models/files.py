@@ -17,8 +17,7 @@ from iclr25.core.errors import UserError
 if TYPE_CHECKING:
     from iclr25.core.models.lm import CausalLM
 
-LLAMA_FORMAT = "iclr25.models.llama/1"
-_LLAMA_FORMATS = {LLAMA_FORMAT, "iclr25.llm_unlearning.llama/1"}  # the second: files saved before 12/2026
+LLAMA_FORMAT = "iclr25.llm_unlearning.llama/1"  # the tag of files `llm_unlearning unlearn -o` has written
 LM_HELP = ("smollm2 (SmolLM2-135M-Instruct), a Llama-architecture .gguf file, a TinyGPT checkpoint or a "
            "model saved by this tool")
 MAX_LM_BYTES = 4_000_000_000
@@ -40,13 +39,12 @@ def load_lm(spec: str | os.PathLike, what: str = "--model", max_bytes: int = MAX
         raise UserError(f"{what}: {path} is larger than {max_bytes:,} bytes")
     if path.suffix.lower() == ".gguf":
         return load_gguf(path)
-    blob = path.read_bytes()
-    saved = _torch_dict(blob)
-    if isinstance(saved, dict) and saved.get("format") in _LLAMA_FORMATS:
+    saved = _torch_dict(path)  # read once: a Llama saved here, or a TinyGPT's state
+    if isinstance(saved, dict) and saved.get("format") == LLAMA_FORMAT:
         return _llama_from(saved, path, what)
     try:
-        return TinyGPT.from_state(blob)
-    except Exception:  # torch raises many types on foreign or damaged files
+        return TinyGPT.from_dict(saved)
+    except Exception:  # not a dict, or a foreign or damaged one
         raise UserError(f"{what}: {path} is not a language model: expected {LM_HELP}") from None
 
 
@@ -67,11 +65,11 @@ def lm_bytes(model: CausalLM) -> bytes:
     raise UserError(f"cannot save a {type(model).__name__}; only TinyGPT and Llama models")
 
 
-def _torch_dict(blob: bytes) -> object:
+def _torch_dict(path: Path) -> object:
     import torch
     try:
-        return torch.load(io.BytesIO(blob), weights_only=True, map_location="cpu")
-    except Exception:  # not a torch file: TinyGPT.from_state decides
+        return torch.load(path, weights_only=True, map_location="cpu")
+    except Exception:  # not a torch file (or code in a pickle, refused by weights_only)
         return None
 
 

@@ -89,7 +89,11 @@ class TinyGPT(CausalLM):
 
     @classmethod
     def from_state(cls, blob: bytes) -> TinyGPT:
-        d = torch.load(io.BytesIO(blob), weights_only=True)
+        return cls.from_dict(torch.load(io.BytesIO(blob), weights_only=True))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TinyGPT:
+        """The model `state()` saved, from its already-loaded dict."""
         model = cls(TinyGPTConfig(**d["cfg"]), Tokenizer.from_json(d["tokenizer"]))
         model.load_state_dict(d["weights"])
         model.train_info = dict(d["info"])
