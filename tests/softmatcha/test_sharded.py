@@ -188,3 +188,16 @@ def test_ranked_variants_on_worker_processes(corpus, tiny_emb):
                 variant_key(single.variants(pattern, 0.8, 5, max_insert=1))
         with pytest.raises(UserError, match="k must be a positive"):
             sh.variants("king", 0.8, 0)
+
+
+def test_worker_processes_serve_one_shard_each_and_report_a_dead_one(corpus, tiny_emb):
+    lines, single, d = corpus
+    with ShardedIndex.build(d / "procs", lines=lines, n_shards=3, embeddings=tiny_emb,
+                            backend="process") as sh:
+        assert sh.count("king of israel", 0.8) == single.count("king of israel", 0.8)
+        procs = [p for p in sh._procs if p is not None]
+        assert len(procs) == 2 and all(p.proc.is_alive() for p in procs)  # shard 0 runs in this process
+        procs[0].proc.kill()
+        procs[0].proc.join()
+        with pytest.raises(UserError, match="shard worker process died"):
+            sh.count("king of israel", 0.8)

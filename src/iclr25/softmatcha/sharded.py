@@ -4,7 +4,8 @@ a few thousand type ids) once and fans Step 2 (the exact, output-sensitive part)
 results are merged by concatenation (enumeration is complete, nothing is re-ranked), so they equal a
 single index's exactly. Ranked variants (`variants`) run on each shard's suffix array and are merged by
 string, counts added (`variants.merge_ranked`): the same table as one index's. Backends: serial, local
-processes, or Ray (one actor per shard, on a local or an existing cluster).
+processes (one per shard; the calling process serves shard 0 meanwhile), or Ray (one actor per shard, on
+a local or an existing cluster).
 
 >>> import numpy as np, tempfile
 >>> from iclr25.softmatcha.embeddings import Embeddings
@@ -26,12 +27,13 @@ address, a local Ray is started with `workers` CPUs. `close()` kills the actors.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -157,20 +159,64 @@ class ShardWorker:
                 for v in top_k_with_ties(it, k)]
 
 
-# process backend: each worker process keeps its shards open between calls
-_WORKERS: dict[tuple, ShardWorker] = {}
+# process backend: one forked process per shard (the caller's own process serves shard 0), kept open
+# between calls; a call and its reply travel over one pipe (no executor queue: a round trip costs tens of
+# microseconds, which matters when a query's own work is under a millisecond)
+class _ShardProcess:
+    def __init__(self, spec: tuple) -> None:
+        import multiprocessing as mp
+        ctx = mp.get_context("fork")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, spec), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def send(self, method: str, args: tuple) -> None:
+        try:
+            self.conn.send((method, args))
+        except OSError:
+            self._died()
+
+    def recv(self) -> Any:
+        try:
+            ok, value = self.conn.recv()
+        except (EOFError, OSError):
+            self._died()
+        if not ok:
+            raise value
+        return value
+
+    def _died(self) -> None:
+        self.proc.join(timeout=1)
+        raise UserError(f"a shard worker process died (exit code {self.proc.exitcode}); "
+                        "reopen the sharded index") from None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.send(None)
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.terminate()
+        self.conn.close()
 
 
-def _process_call(spec: tuple, method: str, *args: Any) -> Any:
-    w = _WORKERS.get(spec)
-    if w is None:
-        w = _WORKERS[spec] = ShardWorker(*spec)
-    return getattr(w, method)(*args)
-
-
-def _init_process() -> None:
+def _serve(conn: Any, spec: tuple) -> None:
     from iclr25.core.runtime import pin_threads
     pin_threads()
+    worker = ShardWorker(*spec)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        method, args = msg
+        try:
+            reply = (True, getattr(worker, method)(*args))
+        except Exception as e:  # noqa: BLE001  (raised again in the caller)
+            reply = (False, e)
+        conn.send(reply)
 
 
 # ---- results --------------------------------------------------------------------------------------------
@@ -276,8 +322,9 @@ class ShardedIndex(SoftSets):
         self.backend = backend
         self.workers = workers
         self.ray_address = ray_address
-        self._local: list[ShardWorker] | None = None
-        self._pool: ProcessPoolExecutor | None = None
+        self._local: list[ShardWorker | None] | None = None
+        self._procs: list[_ShardProcess | None] | None = None
+        self._lock = threading.Lock()
         self._actors: list[Any] | None = None
 
     # ---- build / load ---------------------------------------------------------------------------------
@@ -433,13 +480,17 @@ class ShardedIndex(SoftSets):
                 self._local = [ShardWorker(*self._spec(k)) for k in range(len(self.shards))]
             return [getattr(self._local[k], method)(*args) for k, args in calls]
         if self.backend == "process":
-            if self._pool is None:
-                import multiprocessing as mp
-                n = max(1, min(self.workers or os.cpu_count() or 1, len(self.shards)))
-                self._pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"),
-                                                 initializer=_init_process)
-            futs = [self._pool.submit(_process_call, self._spec(k), method, *args) for k, args in calls]
-            return [f.result() for f in futs]
+            with self._lock:  # one call at a time on each pipe
+                if self._procs is None:
+                    self._local = [ShardWorker(*self._spec(0))]
+                    self._procs = [None] + [_ShardProcess(self._spec(k)) for k in range(1, len(self.shards))]
+                for k, args in calls:  # the other shards start first ...
+                    if k:
+                        self._procs[k].send(method, args)  # type: ignore[union-attr]
+                here = {i: getattr(self._local[0], method)(*args)  # ... while this process does shard 0
+                        for i, (k, args) in enumerate(calls) if k == 0}
+                return [here[i] if k == 0 else self._procs[k].recv()  # type: ignore[union-attr]
+                        for i, (k, _) in enumerate(calls)]
         import ray
         actors = self._ray_actors()
         return ray.get([getattr(actors[k], method).remote(*args) for k, args in calls])
@@ -454,9 +505,11 @@ class ShardedIndex(SoftSets):
 
     def close(self) -> None:
         """Stop the worker processes / Ray actors (the shards stay on disk)."""
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        if self._procs is not None:
+            for p in self._procs:
+                if p is not None:
+                    p.close()
+            self._procs = self._local = None
         if self._actors is not None:
             import ray
             for a in self._actors:
@@ -470,9 +523,9 @@ class ShardedIndex(SoftSets):
         self.close()
 
     def __del__(self) -> None:
-        pool = getattr(self, "_pool", None)
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        for p in getattr(self, "_procs", None) or []:
+            if p is not None and p.proc.is_alive():
+                p.proc.terminate()
 
     def __repr__(self) -> str:
         return (f"ShardedIndex({str(self.path)!r}, shards={len(self.shards)}, tokens={self.n_tokens}, "
