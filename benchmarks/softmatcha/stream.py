@@ -145,7 +145,7 @@ def render(entries: dict) -> str:
              "running: wall times are inflated, ratios measured in one run with the arms alternated).", ""]
     for n in sorted(entries, key=float):
         e = entries[n]
-        lines += [f"## {float(n):.0e} tokens", "",
+        lines += [f"## {float(n):.0e} tokens", "", *([e["note"], ""] if e.get("note") else []),
                   f"Zipf corpus: {e['tokens']:,} tokens, {e['lines']:,} lines, {e['types']:,} types; "
                   f"text for ripgrep {e['text_mb']} MiB; index built in {e['build_s']} s.", "",
                   "Whole processes (start-up included); wall seconds are inflated by the other jobs, "
@@ -183,13 +183,14 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--shards", type=int, default=2)
     ap.add_argument("--write", action="store_true", help="merge into docs/full/softmatcha-stream.{json,md}")
+    ap.add_argument("--note", default="", help="the run's conditions, printed under its heading")
     a = ap.parse_args()
     from iclr25.core.runtime import pin_threads
     pin_threads()
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         text, idx, c = corpus(int(a.tokens), a.seed, work)
-        entry = {k: v for k, v in c.items() if k not in ("ids", "lens", "words")}
+        entry = {k: v for k, v in c.items() if k not in ("ids", "lens", "words")} | {"note": a.note}
         entry["grep"] = grep_rows(text, idx, a.repeats)
         if a.shards:
             entry["sharded"] = shard_rows(c, work, a.repeats, a.shards)
