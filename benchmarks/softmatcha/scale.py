@@ -4,10 +4,12 @@ time ranked variants (top 20), the first page of 50 occurrences and a full count
     flock /tmp/iclr25-heavy.lock .venv/bin/python benchmarks/softmatcha/scale.py --tokens 1e7
     ... --tokens 1e8 | 1e9                       (same code path; 1e9 needs ~10 GiB and ~1 h here)
 
-Corpus: the KJV (Debian bible-kjv) and the Perseus Latin corpus (shared data, if present), tokenized by
-the default tokenizer, then text sampled from a word bigram model fitted on them (line ends included)
-until N tokens. Reproducible: the model and the sampler are seeded (--seed). Queries: 2-3-token n-grams
-drawn from the real text, classed by their rarest token's frequency per million tokens of the built
+Corpus: the real text we can install from a registry — the KJV (Debian bible-kjv), the GNU Collaborative
+International Dictionary of English (Debian dict-gcide: definitions and quotations, one entry per line) and
+the Perseus Latin corpus (shared data, if present) — tokenized by the default tokenizer, then text sampled
+from a word bigram model fitted on them (line ends included) until N tokens; `--real-only` indexes the real
+text alone (the "real" row). Reproducible: the model and the sampler are seeded (--seed). Queries: 2-3-token
+n-grams drawn from the real text, classed by their rarest token's frequency per million tokens of the built
 corpus (rare < 10, medium 10-1000, frequent > 1000), every word with a vector (in-vocabulary); n-grams with
 a word that has none (Latin words, mostly: a plain exact lookup) are a separate "oov" row. Chosen before
 timing. Times are CPU seconds of this process (another job's load does not enter): a first query of its
@@ -19,8 +21,10 @@ docs/full/softmatcha-scale.json (one entry per N) and rendered to docs/full/soft
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import platform
+import re
 import resource
 import tempfile
 import time
@@ -37,7 +41,30 @@ OUT_MD = ROOT / "docs" / "full" / "softmatcha-scale.md"
 CLASSES = {"rare": (0, 10), "medium": (10, 1000), "frequent": (1000, float("inf"))}  # per million tokens
 TARGETS = {"variants_p95_s": 0.3, "page_p95_s": 0.3, "build_s": 40 * 60, "bytes_per_token": 16.0}
 ALPHA = 0.8
+REAL = "real"  # the entry of the real text alone
 LATIN_STEP = 4  # a spread quarter of the Latin corpus: tokenizing all of it took minutes of this run
+
+
+GCIDE = Path("/usr/share/dictd/gcide.dict.dz")  # Debian dict-gcide (GPL), dictzip = gzip-readable
+_PRON = re.compile(r"\\[^\\\n]*\\|\([^()\n]*\"[^()\n]*\)")  # \Ab"a*ca\ headwords, (-kuz"ment) sounds
+_ACCENT = re.compile(r"\[([A-Za-z]{1,2})[\^=.`\"~:,'*]+\]|\[[\^=.`\"~:,'*]+([A-Za-z])\]")  # [a^] -> a
+_SOURCE = re.compile(r"^\s*\[[^\]]*(?:Webster|PJC|Century|Suppl|WordNet|Chambers)[^\]]*\]\s*$")
+
+
+def gcide_lines(path: Path = GCIDE) -> list[str]:
+    """The dictionary's entries as running text, one entry per line (markup, accents codes, sound
+    spellings and source tags removed)."""
+    out, entry = [], []
+    with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            if not raw.strip():
+                if entry:
+                    out.append(" ".join(entry))
+                entry = []
+            elif not _SOURCE.match(raw):
+                s = _ACCENT.sub(lambda m: m.group(1) or m.group(2), _PRON.sub(" ", raw))
+                entry.append(s.replace("{", "").replace("}", "").strip())
+    return out + ([" ".join(entry)] if entry else [])
 
 
 def real_lines() -> tuple[list[str], list[str]]:
@@ -45,6 +72,9 @@ def real_lines() -> tuple[list[str], list[str]]:
     from iclr25.softmatcha.corpus import kjv_lines
     from iclr25.softmatcha.latin import perseus_path, read_corpus
     lines, names = [v for _, v in kjv_lines()], ["KJV (bible-kjv)"]
+    if GCIDE.is_file():
+        lines += gcide_lines()
+        names.append("GCIDE dictionary (dict-gcide)")
     if perseus_path().is_file():
         lines += read_corpus(perseus_path(), line_step=LATIN_STEP)
         names.append(f"Perseus Latin, every {LATIN_STEP}th line")
@@ -96,7 +126,7 @@ def bigram_sampler(stream: np.ndarray, n_words: int):
 def real_stream() -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
     """`encode(real_lines())`, cached (tokenizing the Latin corpus takes minutes here)."""
     from iclr25.core.runtime import cache_dir
-    f = cache_dir() / "softmatcha" / f"scale-real-v1-latin{LATIN_STEP}.npz"
+    f = cache_dir() / "softmatcha" / f"scale-real-v2-latin{LATIN_STEP}-gcide{int(GCIDE.is_file())}.npz"
     if f.is_file():
         z = np.load(f, allow_pickle=False)
         return z["stream"], z["lens"], z["words"].tolist(), z["names"].tolist()
@@ -306,17 +336,18 @@ def render(entries: dict[str, dict]) -> str:
            "machine (2 cores shared by several engineers). alpha = 0.8; times are CPU seconds of the process "
            "unless marked wall. Entries made before issue 51 (raw GloVe 50-d, wall seconds, classes that "
            "mixed in words without vectors) say so and are kept as they were measured.", ""]
-    for n in sorted(entries, key=float):
+    for n in sorted(entries, key=lambda k: -1.0 if k == REAL else float(k)):
         e = entries[n]
         new = "embeddings" in e
         share = e.get("real_share", e["real_tokens"] / e["tokens"])
         old = " (before issue 51: raw GloVe 50-d, wall seconds)"
-        out += [f"## {float(n):.0e} tokens" + ("" if new else old),
-                "",
+        rest = (f", the rest sampled from their word bigram model (generated in {e['generate_s']} s)"
+                if share < 1 else f", nothing generated (read in {e['generate_s']} s)")
+        out += [(f"## Real text only: {e['tokens']:.2g} tokens" if n == REAL else f"## {float(n):.0e} tokens")
+                + ("" if new else old),
+                "", *([e["note"], ""] if e.get("note") else []),
                 f"- corpus: {e['tokens']:,} tokens, {e['lines']:,} lines, {e['types']:,} types; real text "
-                f"{e['real_tokens']:,} tokens ({share:.1%}: {', '.join(e['sources'])}), the rest sampled "
-                "from "
-                f"their word bigram model (generated in {e['generate_s']} s)",
+                f"{e['real_tokens']:,} tokens ({share:.1%}: {', '.join(e['sources'])}){rest}",
                 f"- embeddings {e.get('embeddings', 'glove-6b-50d (raw)')}",
                 f"- build (tokens, postings, suffix array by {e.get('sa_backend', 'divsufsort')}): "
                 f"{e['build_s']} s wall, "
@@ -384,14 +415,17 @@ def main() -> None:
     ap.add_argument("--compare-backends", action="store_true", help="also time both suffix-array libraries")
     ap.add_argument("--shards", type=int, default=0, help="also check and time S shard processes")
     ap.add_argument("--workdir", type=Path, default=None, help="where the index is built (deleted after)")
+    ap.add_argument("--real-only", action="store_true", help="index the real text alone (the 'real' row)")
+    ap.add_argument("--note", default="", help="the run's conditions, printed under its heading")
     a = ap.parse_args()
-    n = int(a.tokens)
-    if not 1_000 <= n <= 2 * 10**9:
+    n = 0 if a.real_only else int(a.tokens)
+    if not a.real_only and not 1_000 <= n <= 2 * 10**9:
         raise SystemExit(f"--tokens must be in [1e3, 2e9], got {a.tokens}")
     with tempfile.TemporaryDirectory(dir=a.workdir) as d:
         entry = run(n, a.seed, a.per_class, a.repeats, a.compare_backends, Path(d), a.shards)
+    entry["note"] = a.note
     entries = json.loads(OUT_JSON.read_text()) if OUT_JSON.is_file() else {}
-    entries[f"{n:.0e}"] = entry
+    entries[REAL if a.real_only else f"{n:.0e}"] = entry
     OUT_JSON.write_text(json.dumps(entries, indent=1))
     OUT_MD.write_text(render(entries))
     print(render(entries))
