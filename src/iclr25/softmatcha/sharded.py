@@ -304,7 +304,9 @@ class ShardInfo:
 
 
 class ShardedIndex(SoftSets):
-    """A sharded SoftMatcha index (see the module docstring). `backend`: serial | process | ray."""
+    """A sharded SoftMatcha index (see the module docstring). `backend`: serial | process (one process per
+    shard but the first, which the calling process serves) | ray (one actor per shard; `workers` is the CPU
+    count of a local Ray, the process backend does not use it)."""
 
     def __init__(self, path: Path, manifest: dict[str, Any], embeddings: Embeddings, backend: str = "serial",
                  workers: int | None = None, ray_address: str | None = None,
