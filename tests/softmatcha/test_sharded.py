@@ -201,3 +201,16 @@ def test_worker_processes_serve_one_shard_each_and_report_a_dead_one(corpus, tin
         procs[0].proc.join()
         with pytest.raises(UserError, match="shard worker process died"):
             sh.count("king of israel", 0.8)
+
+
+def test_an_error_on_one_shard_leaves_no_stale_reply(corpus, tiny_emb):
+    """A call that fails in this process (shard 0) or in a worker still reads every worker's reply, so the
+    next query gets its own answers."""
+    lines, single, d = corpus
+    with ShardedIndex.build(d / "errors", lines=lines, n_shards=3, embeddings=tiny_emb,
+                            backend="process") as sh:
+        for failing in ([(0, ()), (1, ()), (2, ())], [(1, ()), (2, ())]):
+            with pytest.raises(AttributeError):
+                sh._fan("no_such_method", failing)
+            assert sh.count("king of israel", 0.8) == single.count("king of israel", 0.8)
+            assert sh.count("queen", 0.8) == single.count("queen", 0.8)

@@ -324,7 +324,7 @@ class ShardedIndex(SoftSets):
         self.backend = backend
         self.workers = workers
         self.ray_address = ray_address
-        self._local: list[ShardWorker | None] | None = None
+        self._local: list[ShardWorker] | None = None
         self._procs: list[_ShardProcess | None] | None = None
         self._lock = threading.Lock()
         self._actors: list[Any] | None = None
@@ -486,13 +486,30 @@ class ShardedIndex(SoftSets):
                 if self._procs is None:
                     self._local = [ShardWorker(*self._spec(0))]
                     self._procs = [None] + [_ShardProcess(self._spec(k)) for k in range(1, len(self.shards))]
-                for k, args in calls:  # the other shards start first ...
+                out: list[Any] = [None] * len(calls)
+                errors: list[Exception] = []
+                sent = []
+                for i, (k, args) in enumerate(calls):  # the other shards start first ...
                     if k:
-                        self._procs[k].send(method, args)  # type: ignore[union-attr]
-                here = {i: getattr(self._local[0], method)(*args)  # ... while this process does shard 0
-                        for i, (k, args) in enumerate(calls) if k == 0}
-                return [here[i] if k == 0 else self._procs[k].recv()  # type: ignore[union-attr]
-                        for i, (k, _) in enumerate(calls)]
+                        try:
+                            self._procs[k].send(method, args)  # type: ignore[union-attr]
+                            sent.append(i)
+                        except UserError as e:
+                            errors.append(e)
+                for i, (k, args) in enumerate(calls):  # ... while this process does shard 0
+                    if k == 0:
+                        try:
+                            out[i] = getattr(self._local[0], method)(*args)
+                        except Exception as e:  # noqa: BLE001  (the first is raised below)
+                            errors.append(e)
+                for i in sent:  # every reply is read, even after an error: no pipe keeps a stale one
+                    try:
+                        out[i] = self._procs[calls[i][0]].recv()  # type: ignore[union-attr]
+                    except Exception as e:  # noqa: BLE001
+                        errors.append(e)
+                if errors:
+                    raise errors[0]
+                return out
         import ray
         actors = self._ray_actors()
         return ray.get([getattr(actors[k], method).remote(*args) for k, args in calls])
