@@ -70,9 +70,10 @@ def copy_accuracy(path: Path, rows: list[dict], lengths) -> str:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     for i, m in enumerate(dict.fromkeys(r["model"] for r in rows)):
+        have = [L for L in lengths if any(r["model"] == m and r["length"] == L for r in rows)]
         means = [np.mean([r["accuracy"] for r in rows if r["model"] == m and r["length"] == L])
-                 for L in lengths]
-        ax.plot(lengths, means, marker="o", color=f"C{i}", ls="--" if "causal" in m else "-",
+                 for L in have]  # the Transformer runs at the top length only
+        ax.plot(have, means, marker="o", color=f"C{i}", ls="--" if "causal" in m else "-",
                 label=LABELS.get(m, m))
     ax.axhline(1 / 16, ls=":", c="gray", label="chance 1/16")
     ax.set(xlabel="maximum source length L", ylabel="per-token copy accuracy", ylim=(0, 1.05),
