@@ -3,6 +3,7 @@ a smoke run of the reproduction."""
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from iclr25.core.registry import load
 from iclr25.core.runtime import RunContext
 from iclr25.ssm_selection.claims import CLAIMS
 from iclr25.ssm_selection.experiments import learnt_sizes, loglog_slope
+from iclr25.ssm_selection.plots import copy_accuracy
 
 R, P, N = Verdict.REPRODUCED, Verdict.PARTIAL, Verdict.NOT_REPRODUCED
 RULE = {c.key: c.rule for c in CLAIMS}
@@ -330,3 +332,13 @@ def test_regression_runs_use_a_fixed_validation_set_and_report_its_mse():
     assert a["val_mse"] > 0 and b["val_mse"] > 0
     val = runs.make_selection_regression(32, seed=runs.VAL_SEED)
     assert torch.equal(val.x, runs.make_selection_regression(32, seed=runs.VAL_SEED).x)
+
+
+def test_copy_figure_plots_a_model_only_at_the_lengths_it_ran(tmp_path):
+    """The Transformer runs at the top length only; the figure must not average an empty slice."""
+    rows = [{"model": "ssmfnn3", "length": L, "accuracy": 0.9} for L in (16, 24)]
+    rows.append({"model": "tf2-causal", "length": 24, "accuracy": 0.99})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        copy_accuracy(tmp_path / "copy.png", rows, (16, 24))
+    assert (tmp_path / "copy.png").stat().st_size > 0
