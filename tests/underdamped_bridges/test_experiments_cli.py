@@ -232,6 +232,8 @@ def test_full_profile_findings_on_fabricated_results(tmp_path):
     by = {f.claim: f for f in findings}
     assert all(f.verdict is None for f in findings)  # measurements only
     assert by["ud_beats_od"].measured["cells_ud_better_by_mean"] == 17
+    assert by["ud_beats_od"].measured["cells_ud_better_by_interval"] == 17  # seed offsets cancel in pairs
+    assert "17/18 cells by the 95% interval (17 by the seed mean)" in by["ud_beats_od"].summary
     assert by["fewer_steps"].measured["step_ratio_dbs_funnel"] == 4.0
     assert by["integrators"].measured["gap_obabo_minus_em"] == pytest.approx(3.0)
     assert by["no_tuning"].measured["spread"] == pytest.approx([0.5] * 3)
