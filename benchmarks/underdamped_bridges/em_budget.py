@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.underdamped_bridges.experiments import BATCH, EVAL_N, run_of, train_task
+from iclr25.underdamped_bridges.figures import learning_curves
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "full" / "underdamped_bridges-em-budget"
 INTEGRATORS = ("em", "obabo")
@@ -61,21 +62,6 @@ def render(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for r in rows:
-        ax.plot(np.arange(len(r["curve"])) * r["curve_step"], r["curve"], label=f"DBS-UD, {r['integrator']}")
-    ax.axvline(1000, ls=":", c="gray", label="the record's 1,000 iterations")
-    ax.set(xlabel="iteration", ylabel="training ELBO", ylim=(-260, -105),
-           title="DBS-UD, Ionosphere, K = 16 (3 replicas)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iters", type=int, default=10_000)
@@ -87,7 +73,8 @@ def main() -> None:
     if a.write:
         OUT.with_suffix(".json").write_text(json.dumps(rows, indent=1))
         OUT.with_suffix(".md").write_text(md + f"\n![training curves]({OUT.name}.png)\n")
-        plot(rows, OUT.with_suffix(".png"))
+        learning_curves({f"DBS-UD, {r['integrator']}": (r["curve_step"], r["curve"]) for r in rows},
+                        OUT.with_suffix(".png"), "DBS-UD, Ionosphere, K = 16 (3 replicas)")
     print(md)
 
 
